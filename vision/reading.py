@@ -1,0 +1,58 @@
+"""What vision hands to the rest of the program: one reading of one frame.
+
+Coordinates are image pixels, ``(x, y)`` with x to the right and y down, origin at the
+top-left pixel's centre, in the image as given (distorted, if the lens distorts).
+
+Cells are numbered 0-15 row-major in the board's own grid (see ``vision`` docs for
+which corner is cell 0); ``cell_centers[i]`` is the centre of cell ``i`` on the board
+surface.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class BoardReading:
+    """Result of analysing one frame. Falsy when no board was read, with ``reason`` saying why.
+
+    ``found``        the board was located.
+    ``reason``       why not (``"no board in view"``, ``"board cut off"``, ``"too dark"``,
+                     ``"hand over the board"``...); empty when all is well.
+    ``corners``      (4, 2) float array: the board's playing-area corners, in the order
+                     of cells 0, 3, 15, 12 (the outer corner nearest each).
+    ``cell_centers`` (16, 2) float array: cell centres in the image.
+    ``cells``        16 entries: piece int 0-15, or ``None`` for an empty cell.
+    ``confidence``   (16,) float array in [0, 1]: how sure each cell's reading is.
+    ``obstructed``   (16,) bool array: cells hidden (by a hand, say) in this frame;
+                     their ``cells`` entry is not to be trusted.
+    ``homography``   (3, 3) float array mapping board coordinates (unit square, cell
+                     ``i`` centred at ``((i % 4 + .5) / 4, (i // 4 + .5) / 4)``) to
+                     undistorted image pixels; ``None`` when not found.
+    ``timings``      stage name -> seconds.
+    """
+
+    found: bool
+    reason: str = ""
+    corners: np.ndarray | None = None
+    cell_centers: np.ndarray | None = None
+    cells: list[int | None] = field(default_factory=lambda: [None] * 16)
+    confidence: np.ndarray = field(default_factory=lambda: np.zeros(16))
+    obstructed: np.ndarray = field(default_factory=lambda: np.zeros(16, bool))
+    homography: np.ndarray | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return self.found
+
+    @classmethod
+    def not_found(cls, reason: str) -> "BoardReading":
+        return cls(found=False, reason=reason)
+
+    @property
+    def clear(self) -> bool:
+        """Found and nothing in the way: a reading the tracker may trust."""
+        return self.found and not self.reason and not bool(np.any(self.obstructed))
