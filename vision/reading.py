@@ -33,6 +33,12 @@ class BoardReading:
                      ``i`` centred at ``((i % 4 + .5) / 4, (i // 4 + .5) / 4)``) to
                      undistorted image pixels; ``None`` when not found.
     ``timings``      stage name -> seconds.
+    ``probabilities`` (16, 5) float array or ``None``: per cell the probability of
+                     occupied, tall, dark, square, hollow (before the joint assignment).
+    ``features``     (16, D) float array or ``None``: ``vision.features.cell_features``.
+    ``image_size``   ``(width, height)`` of the frame read, or ``None``.
+    ``reference``    top-down grey view of the board from the last clear frame (the per-
+                     frame step compares against it to see hands); ``None`` if not made.
     """
 
     found: bool
@@ -44,6 +50,10 @@ class BoardReading:
     obstructed: np.ndarray = field(default_factory=lambda: np.zeros(16, bool))
     homography: np.ndarray | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    probabilities: np.ndarray | None = None
+    features: np.ndarray | None = None
+    image_size: tuple[int, int] | None = None
+    reference: np.ndarray | None = None
 
     def __bool__(self) -> bool:
         return self.found

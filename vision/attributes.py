@@ -1,0 +1,291 @@
+"""From per-cell features to attribute probabilities, and learning that mapping without labels.
+
+A model per attribute (``"occupied"``, ``"tall"``, ``"dark"``, ``"square"``, ``"hollow"``) is
+a logistic regression on a few named features (see ``vision.features.FEATURE_NAMES``):
+``p = 1 / (1 + exp(-(coef . (x - mean) / scale + intercept)))``. Models are plain dicts
+inside ``VisionSettings.attributes`` so a profile file carries them.
+
+``fit_unsupervised`` learns the four piece attributes from boards on which all 16 pieces
+stand, with no labels, from what the game guarantees: each attribute splits the 16 pieces
+8/8, and the 16 pieces are all different.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: the four piece attributes, in bit order (1 tall, 2 dark, 4 square, 8 hollow)
+PIECE_ATTRIBUTES = ("tall", "dark", "square", "hollow")
+#: every model a profile holds
+MODEL_NAMES = ("occupied",) + PIECE_ATTRIBUTES
+
+#: for unsupervised learning: the feature that by construction orders the pieces of an
+#: attribute (sign +1: larger means the attribute is set), and the features its model uses
+PRIMARY_FEATURE = {
+    "tall": ("height", +1.0),
+    "dark": ("lightness", -1.0),
+    "square": ("squareness", +1.0),
+    "hollow": ("cup", +1.0),
+}
+MODEL_FEATURES = {
+    "occupied": ("occupancy", "foot_contrast", "column_contrast"),
+    "tall": ("height", "tall_band", "column_top"),
+    "dark": ("lightness", "lightness_top"),
+    "square": ("squareness", "side_edges", "top_fill"),
+    "hollow": ("cup", "cup_ratio"),
+}
+
+DEFAULT_MODELS_FILE = os.path.join(os.path.dirname(__file__), "default_models.json")
+
+
+class ModelError(ValueError):
+    """An attribute model dict that cannot be used."""
+
+
+@dataclass
+class AttributeModel:
+    """Logistic regression on named features. ``predict_proba`` takes ``(N, D)`` features
+    laid out as ``feature_names`` (all of ``FEATURE_NAMES``) and returns ``(N,)``
+    probabilities that the attribute is set."""
+
+    name: str
+    features: list[str]
+    mean: list[float]
+    scale: list[float]
+    coef: list[float]
+    intercept: float = 0.0
+    #: how cleanly the classes separated when this model was learned (d', larger is better)
+    separation: float | None = None
+    extra: dict = field(default_factory=dict)
+
+    def predict_proba(self, X: np.ndarray, feature_names) -> np.ndarray:
+        idx = [list(feature_names).index(f) for f in self.features]
+        z = (np.asarray(X, float)[:, idx] - np.asarray(self.mean)) / np.asarray(self.scale)
+        s = z @ np.asarray(self.coef) + self.intercept
+        return 1.0 / (1.0 + np.exp(-np.clip(s, -40, 40)))
+
+    def to_dict(self) -> dict:
+        d = {
+            "features": list(self.features),
+            "mean": [float(v) for v in self.mean],
+            "scale": [float(v) for v in self.scale],
+            "coef": [float(v) for v in self.coef],
+            "intercept": float(self.intercept),
+        }
+        if self.separation is not None:
+            d["separation"] = float(self.separation)
+        if self.extra:
+            d["extra"] = self.extra
+        return d
+
+    @classmethod
+    def from_dict(cls, d, name: str = "?") -> "AttributeModel":
+        from vision.features import FEATURE_NAMES
+
+        if not isinstance(d, dict):
+            raise ModelError(f"attribute model {name!r} must be an object, not {d!r:.80}")
+        try:
+            feats = list(d["features"])
+            n = len(feats)
+            m = cls(
+                name=name,
+                features=feats,
+                mean=[float(v) for v in d["mean"]],
+                scale=[float(v) for v in d["scale"]],
+                coef=[float(v) for v in d["coef"]],
+                intercept=float(d.get("intercept", 0.0)),
+                separation=None if d.get("separation") is None else float(d["separation"]),
+                extra=dict(d.get("extra", {})),
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise ModelError(f"attribute model {name!r} is malformed ({e}): {json.dumps(d)[:120]}") from None
+        unknown = [f for f in feats if f not in FEATURE_NAMES]
+        if unknown:
+            raise ModelError(f"attribute model {name!r} uses unknown feature {unknown[0]!r}")
+        if not (len(m.mean) == len(m.scale) == len(m.coef) == n) or any(s <= 0 for s in m.scale):
+            raise ModelError(f"attribute model {name!r} has mismatched lengths or a non-positive scale")
+        return m
+
+
+def models_from_dict(models: dict) -> dict[str, AttributeModel]:
+    """``VisionSettings.attributes`` -> name -> :class:`AttributeModel`."""
+    return {name: AttributeModel.from_dict(d, name=name) for name, d in models.items()}
+
+
+def _hand_set_models() -> dict:
+    """Physically motivated defaults used until a trained default file exists: one
+    feature per attribute with its expected decision point (see ``vision.features``)."""
+    thresholds = {
+        "occupied": ("occupancy", 0.5, 0.15, +1),
+        "tall": ("height", 1.05, 0.2, +1),
+        "dark": ("lightness", 0.0, 0.15, -1),
+        "square": ("squareness", 0.5, 0.1, +1),
+        "hollow": ("cup", 0.0, 0.1, +1),
+    }
+    return {
+        name: {"features": [f], "mean": [mid], "scale": [sc], "coef": [4.0 * sign], "intercept": 0.0}
+        for name, (f, mid, sc, sign) in thresholds.items()
+    }
+
+
+def default_models_dict() -> dict:
+    """The built-in default models: the trained file shipped beside this module when
+    present, else hand-set thresholds."""
+    if os.path.exists(DEFAULT_MODELS_FILE):
+        with open(DEFAULT_MODELS_FILE, encoding="utf-8") as f:
+            return json.load(f)["models"]
+    return _hand_set_models()
+
+
+def predict_proba(features: np.ndarray, models: dict[str, AttributeModel]) -> np.ndarray:
+    """``(16, D)`` features -> ``(16, 5)`` probabilities, columns ``MODEL_NAMES``
+    (occupied, tall, dark, square, hollow)."""
+    from vision.features import FEATURE_NAMES
+
+    return np.stack([models[n].predict_proba(features, FEATURE_NAMES) for n in MODEL_NAMES], axis=1)
+
+
+# --- supervised fitting (building the default profile from rendered truth) -------------
+def fit_logistic(name: str, X: np.ndarray, y: np.ndarray, features=None, C: float = 1.0) -> AttributeModel:
+    """Fit one model on ``(N, D)`` features (all ``FEATURE_NAMES``) and ``(N,)`` 0/1 labels."""
+    from sklearn.linear_model import LogisticRegression
+
+    from vision.features import FEATURE_NAMES
+
+    features = list(features or MODEL_FEATURES[name])
+    idx = [FEATURE_NAMES.index(f) for f in features]
+    Xs = np.asarray(X, float)[:, idx]
+    mean = Xs.mean(0)
+    scale = Xs.std(0) + 1e-6
+    Z = (Xs - mean) / scale
+    y = np.asarray(y).astype(int)
+    if len(set(y.tolist())) < 2:
+        raise ModelError(f"cannot fit {name!r}: all examples have the same label")
+    lr = LogisticRegression(C=C, max_iter=1000)
+    lr.fit(Z, y)
+    s = Z @ lr.coef_[0] + lr.intercept_[0]
+    return AttributeModel(
+        name=name, features=features, mean=mean.tolist(), scale=scale.tolist(),
+        coef=lr.coef_[0].tolist(), intercept=float(lr.intercept_[0]), separation=_dprime(s, y),
+    )
+
+
+def _dprime(score: np.ndarray, y: np.ndarray) -> float:
+    """Separation of two classes along a score: (mean1 - mean0) / pooled std."""
+    a, b = score[y == 1], score[y == 0]
+    if len(a) < 2 or len(b) < 2:
+        return 0.0
+    pooled = math.sqrt(0.5 * (a.var() + b.var())) + 1e-9
+    return float((a.mean() - b.mean()) / pooled)
+
+
+# --- unsupervised fitting (calibration) ---------------------------------------------------
+def _balanced_split(score: np.ndarray) -> np.ndarray:
+    """``(16,)`` scores -> ``(16,)`` 0/1 labels with the 8 largest set."""
+    y = np.zeros(len(score), int)
+    y[np.argsort(-score, kind="stable")[: len(score) // 2]] = 1
+    return y
+
+
+def fit_unsupervised(feature_sets: list[np.ndarray], iterations: int = 4, min_separation: float = 2.5):
+    """Learn tall/dark/square/hollow from boards on which all 16 pieces stand, with no labels.
+
+    ``feature_sets``: list of ``(16, D)`` arrays (``vision.features.cell_features`` of one
+    board each, all 16 cells occupied). Returns ``(models, report)``:
+
+    - ``models``: attribute name -> model dict (for ``VisionSettings.attributes``); the
+      ``"occupied"`` model is not learned here and is absent.
+    - ``report``: attribute name -> ``{"separation": d', "gap": g, "clean": bool,
+      "features": [...], "distinct_boards": k}`` where d' is the distance between the two
+      classes' mean scores in pooled standard deviations, ``gap`` the smallest margin
+      between the 8th and 9th piece of any board in those units (negative = overlap), and
+      ``clean`` says whether the classes separated well enough to trust (d' at least
+      ``min_separation`` and a positive gap).
+
+    How: on every board, the primary feature of each attribute (height, lightness,
+    squareness, cup depth) ranks the 16 pieces and the top 8 get the attribute; a
+    logistic model on the attribute's features is fitted to those labels over all boards,
+    its scores re-rank the pieces 8/8 per board, and this repeats. Finally the 16
+    pieces of each board are assigned jointly (all different) and the models are refitted
+    to those labels.
+    """
+    from vision.assign import assign_pieces
+    from vision.features import FEATURE_NAMES
+
+    boards = [np.asarray(f, float) for f in feature_sets]
+    if not boards:
+        raise ValueError("fit_unsupervised needs at least one board with all 16 pieces")
+    for i, f in enumerate(boards):
+        if f.shape != (16, len(FEATURE_NAMES)) or not np.all(np.isfinite(f)):
+            raise ValueError(f"feature set {i} has shape {f.shape} or non-finite values; expected (16, {len(FEATURE_NAMES)})")
+    X = np.concatenate(boards)
+
+    labels: dict[str, np.ndarray] = {}
+    for attr in PIECE_ATTRIBUTES:
+        feat, sign = PRIMARY_FEATURE[attr]
+        j = FEATURE_NAMES.index(feat)
+        labels[attr] = np.concatenate([_balanced_split(sign * b[:, j]) for b in boards])
+
+    models: dict[str, AttributeModel] = {}
+    for _ in range(iterations):
+        for attr in PIECE_ATTRIBUTES:
+            m = _fit_or_primary(attr, X, labels[attr])
+            models[attr] = m
+            s = _logit(m.predict_proba(X, FEATURE_NAMES))
+            labels[attr] = np.concatenate([_balanced_split(s[16 * k : 16 * k + 16]) for k in range(len(boards))])
+
+    # joint step: the 16 pieces of a board are all different
+    new = {a: [] for a in PIECE_ATTRIBUTES}
+    distinct_before = 0
+    for k, b in enumerate(boards):
+        probs = np.stack([models[a].predict_proba(b, FEATURE_NAMES) for a in PIECE_ATTRIBUTES], 1)
+        codes = {int(sum((probs[i, j] > 0.5) << j for j in range(4))) for i in range(16)}
+        distinct_before += len(codes) == 16
+        pieces = assign_pieces(np.ones(16), probs)
+        for j, a in enumerate(PIECE_ATTRIBUTES):
+            new[a].append(np.array([(p >> j) & 1 for p in pieces]))
+    report = {}
+    out = {}
+    for attr in PIECE_ATTRIBUTES:
+        y = np.concatenate(new[attr])
+        m = _fit_or_primary(attr, X, y)
+        s = _logit(m.predict_proba(X, FEATURE_NAMES))
+        gaps = []
+        for k in range(len(boards)):
+            sk, yk = s[16 * k : 16 * k + 16], y[16 * k : 16 * k + 16]
+            if yk.sum() and (1 - yk).sum():
+                gaps.append(float(sk[yk == 1].min() - sk[yk == 0].max()))
+        d = _dprime(s, y)
+        pooled = _pooled_std(s, y)
+        gap = min(gaps) / pooled if gaps else 0.0
+        m.separation = d
+        out[attr] = m.to_dict()
+        report[attr] = {
+            "separation": round(d, 2),
+            "gap": round(gap, 2),
+            "clean": bool(d >= min_separation and gap > 0),
+            "features": list(m.features),
+            "distinct_boards": distinct_before,
+        }
+    return out, report
+
+
+def _pooled_std(s, y):
+    a, b = s[y == 1], s[y == 0]
+    return math.sqrt(0.5 * (a.var() + b.var())) + 1e-9
+
+
+def _logit(p):
+    p = np.clip(p, 1e-9, 1 - 1e-9)
+    return np.log(p / (1 - p))
+
+
+def _fit_or_primary(attr, X, y) -> AttributeModel:
+    """Logistic model on the attribute's features; strongly regularised because a
+    calibration has only 16-48 examples."""
+    return fit_logistic(attr, X, y, C=0.5)

@@ -1,0 +1,107 @@
+"""Stage 1: cell-like blobs (gold rings, round recesses, drawn squares) in a grey image.
+
+Nothing here knows about boards: it proposes every compact convex blob whose outline is
+close to an ellipse (a circle or square seen at a tilt), at any size within bounds. The
+lattice stage decides which of them form a 4x4 board.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+#: columns of the blob array returned by :func:`find_blobs`
+BLOB_COLUMNS = ("x", "y", "major", "minor", "angle_deg", "area")
+
+
+def find_blobs(gray: np.ndarray, settings) -> np.ndarray:
+    """Candidate cells in a grey image.
+
+    ``gray``: ``(H, W)`` uint8. ``settings``: ``CellSettings``.
+    Returns ``(N, 6)`` float array, columns ``BLOB_COLUMNS``: centre ``(x, y)`` in pixels
+    (x right, y down), ellipse full axes (major >= minor) in pixels, angle in degrees, and
+    the blob's area in square pixels. Concentric duplicates (a ring's outer and inner
+    edge) are merged into one blob (mean centre, largest size).
+    """
+    h, w = gray.shape[:2]
+    long_side = max(h, w)
+    block = max(3, int(settings.block_fraction * long_side) | 1)
+    min_area = settings.min_area_fraction * h * w
+    max_area = settings.max_area_fraction * h * w
+    binaries = []
+    for c in settings.threshold_offsets:
+        binaries.append(cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -c))
+        binaries.append(cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, c))
+    if settings.use_edges:
+        edges = cv2.Canny(gray, settings.canny_low, settings.canny_high)
+        edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+        binaries.append(255 - edges)
+    found = []
+    for b in binaries:
+        contours, _ = cv2.findContours(b, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        for cnt in contours:
+            if len(cnt) < 5:
+                continue
+            x0, y0, bw, bh = cv2.boundingRect(cnt)
+            if bw * bh < min_area or bw * bh > 2.5 * max_area:
+                continue
+            area = cv2.contourArea(cnt)
+            hull_area = cv2.contourArea(cv2.convexHull(cnt))
+            (cx, cy), (a1, a2), ang = cv2.fitEllipse(cnt)
+            major, minor = max(a1, a2), min(a1, a2)
+            if minor <= 0 or minor / major < settings.min_axis_ratio:
+                continue
+            e_area = np.pi / 4 * major * minor
+            if not (min_area <= e_area <= max_area):
+                continue
+            solid = (
+                hull_area > 0
+                and area / hull_area >= settings.min_solidity
+                and settings.min_fill <= area / e_area <= settings.max_fill
+            )
+            if not solid and not _is_arc(cnt, (cx, cy), (a1, a2), ang, settings):
+                continue
+            area = e_area
+            if a2 > a1:  # make the angle that of the major axis
+                ang = ang + 90.0
+            found.append((cx, cy, major, minor, ang % 180.0, area))
+    if not found:
+        return np.zeros((0, 6))
+    return merge_blobs(np.array(found, float), settings.merge_fraction)
+
+
+def _is_arc(cnt, centre, axes, angle_deg, settings) -> bool:
+    """A partial outline (a ring lit only on its far side, a recess's shaded rim) lies on
+    its fitted ellipse and covers enough of it."""
+    pts = cnt[:, 0, :].astype(float) - centre
+    t = np.radians(angle_deg)
+    c, s = np.cos(t), np.sin(t)
+    u = (pts[:, 0] * c + pts[:, 1] * s) / (axes[0] / 2)
+    v = (-pts[:, 0] * s + pts[:, 1] * c) / (axes[1] / 2)
+    r = np.hypot(u, v)
+    if np.mean(np.abs(r - 1.0)) > settings.arc_max_residual:
+        return False
+    bins = np.unique((np.arctan2(v, u) / (2 * np.pi) * 24).astype(int) % 24)
+    return len(bins) / 24.0 >= settings.arc_min_coverage
+
+
+def merge_blobs(blobs: np.ndarray, fraction: float) -> np.ndarray:
+    """Merge blobs whose centres lie within ``fraction`` of the smaller one's minor radius.
+
+    ``blobs``: ``(N, 6)`` as in :func:`find_blobs`. Returns ``(M, 6)``, M <= N."""
+    order = np.argsort(-blobs[:, 5])
+    blobs = blobs[order]
+    used = np.zeros(len(blobs), bool)
+    out = []
+    xy = blobs[:, :2]
+    for i in range(len(blobs)):
+        if used[i]:
+            continue
+        d = np.hypot(*(xy - xy[i]).T)
+        near = (~used) & (d <= fraction * 0.5 * np.minimum(blobs[:, 3], blobs[i, 3]))
+        used |= near
+        group = blobs[near]
+        row = blobs[i].copy()
+        row[:2] = group[:, :2].mean(0)
+        out.append(row)
+    return np.array(out)

@@ -1,0 +1,229 @@
+"""Stage 3: what stands on each cell, measured with the board plane known.
+
+Once the board's homography is known, a camera pose follows (``vision.geometry``), so a
+piece can be stood up on its cell: every measurement is taken at points given in board
+units (pitches across, pitches up), and so means the same thing at any distance, tilt or
+board size. Per cell:
+
+- a *strip*: points in the vertical plane through the cell centre facing the camera,
+  ``u`` pitches sideways and ``h`` pitches up; it shows the piece's side and silhouette;
+- a *top-face sweep*: the piece's round outline of radius ``piece_radius_pitch`` is
+  projected at a range of heights; the height where the image's edges follow that outline
+  best is where the top face is;
+- the *top face* at that height: a dark centre is a cup (hollow), corners sticking out
+  of the round outline on the far side mean a square piece.
+
+``cell_features(image, reading, settings) -> (16, D)`` with columns ``FEATURE_NAMES``.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.geometry import PITCH, Pose, cell_grid, estimate_focal
+
+FEATURE_NAMES = [
+    "occupancy",        # foot contrast against the board, squashed to ~0..1
+    "foot_contrast",    # colour distance of the piece's foot from the bare board (contrast units)
+    "column_contrast",  # centre of the strip vs its sides at low heights (contrast units)
+    "height",           # height of the top face found by the sweep, in pitches
+    "tall_band",        # strip contrast at tall-piece heights relative to low heights
+    "column_top",       # top of the strip's contiguous piece-coloured run, in pitches
+    "lightness",        # the piece side's lightness, relative to the frame's (contrast units)
+    "lightness_top",    # top face lightness (outer ring of the face), relative
+    "squareness",       # far corners sticking out of the round outline
+    "side_edges",       # sharp vertical edges on the piece's side (box faces)
+    "top_fill",         # how much of the outline ring at the top matches the face
+    "cup",              # top face ring minus its centre, lightness (contrast units)
+    "cup_ratio",        # centre / ring lightness
+    "sweep_peak",       # strength of the top-face edge at the found height
+    "tilt",             # camera tilt in degrees (lets models allow for the view)
+]
+FEATURE_INDEX = {n: i for i, n in enumerate(FEATURE_NAMES)}
+
+_ANGLES = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+
+
+def cell_features(image: np.ndarray, reading, settings) -> np.ndarray:
+    """Per-cell features of a frame whose board is known.
+
+    ``image``: ``(H, W, 3)`` uint8 BGR, the frame ``reading`` was made from (same pixels).
+    ``reading``: a found ``BoardReading`` (its ``homography`` maps the board unit square to
+    this image's pixels). ``settings``: ``VisionSettings``. Returns ``(16, D)`` float64,
+    columns ``FEATURE_NAMES``, cells in the reading's order.
+    """
+    if reading is None or reading.homography is None:
+        raise ValueError("cell_features needs a reading with a board (homography is None)")
+    scale = min(1.0, settings.image.work_long_side / max(image.shape[:2]))
+    if scale < 1.0:
+        work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    else:
+        work = image
+    S = np.diag([scale, scale, 1.0])
+    return features_from_work(work, S @ reading.homography, settings)
+
+
+class _Sampler:
+    """Bilinear samples of a BGR image at many points at once, returned as Lab (L 0-100)."""
+
+    def __init__(self, img: np.ndarray):
+        self.img = img
+        self.gray = None
+
+    def lab(self, pts: np.ndarray) -> np.ndarray:
+        shape = pts.shape[:-1]
+        flat = pts.reshape(-1, 2).astype(np.float32)
+        mx = np.ascontiguousarray(flat[:, 0]).reshape(1, -1)
+        my = np.ascontiguousarray(flat[:, 1]).reshape(1, -1)
+        s = cv2.remap(self.img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        lab = cv2.cvtColor(s.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+        return lab.reshape(*shape, 3).astype(np.float64)
+
+    def gradient(self, pts: np.ndarray) -> np.ndarray:
+        if self.gray is None:
+            g = cv2.cvtColor(self.img, cv2.COLOR_BGR2GRAY)
+            g = cv2.GaussianBlur(g, (3, 3), 0).astype(np.float32)
+            self.gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+            self.gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+            self.gray = g
+        shape = pts.shape[:-1]
+        flat = pts.reshape(-1, 2).astype(np.float32)
+        mx = np.ascontiguousarray(flat[:, 0]).reshape(1, -1)
+        my = np.ascontiguousarray(flat[:, 1]).reshape(1, -1)
+        gx = cv2.remap(self.gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        gy = cv2.remap(self.gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return np.stack([gx.reshape(shape), gy.reshape(shape)], -1).astype(np.float64)
+
+
+def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
+    """:func:`cell_features` on an image already at working scale, ``H`` board -> ``work``
+    pixels. Returns ``(16, D)``."""
+    ps = settings.pieces
+    h_img, w_img = work.shape[:2]
+    f, _ = estimate_focal(H, (w_img, h_img), settings.camera)
+    K = np.array([[f, 0, w_img / 2], [0, f, h_img / 2], [0, 0, 1]], float)
+    pose = Pose.from_homography(H, K)
+    cam = pose.camera_centre()
+    tilt = pose.tilt_deg()
+    sampler = _Sampler(work)
+
+    cells = cell_grid()  # (16, 2)
+    base = np.c_[cells, np.zeros(16)]
+    # horizontal directions per cell: "side" across the view, "away" from the camera
+    view = base - cam
+    away = np.c_[view[:, :2], np.zeros(16)]
+    away /= np.linalg.norm(away, axis=1, keepdims=True) + 1e-12
+    side = np.c_[away[:, 1], -away[:, 0], np.zeros(16)]
+    up = np.array([0.0, 0.0, 1.0])
+
+    # --- reference: the bare board between cells ------------------------------------
+    corners = np.array([(i / 4, j / 4, 0.0) for j in range(5) for i in range(5)])
+    board_lab = np.median(sampler.lab(pose.project(corners)), axis=0)
+    frame_L = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    lo, mid, hi = np.percentile(frame_L[:: 4, :: 4], [5, 50, 95]) * (100.0 / 255.0)
+    contrast = max(hi - lo, 10.0)
+
+    # --- strip --------------------------------------------------------------------------
+    heights = np.linspace(0.0, ps.max_height_pitch, ps.height_steps)
+    us = np.linspace(-0.6, 0.6, 9)
+    P = (base[:, None, None, :]
+         + PITCH * us[None, None, :, None] * side[:, None, None, :]
+         + PITCH * heights[None, :, None, None] * up)
+    strip = sampler.lab(pose.project(P.reshape(-1, 3)).reshape(16, len(heights), len(us), 2))
+    centre = strip[:, :, 3:6].mean(2)  # (16, K, 3)
+    sides = np.concatenate([strip[:, :, :2], strip[:, :, -2:]], 2).mean(2)
+    low = (heights >= 0.08) & (heights <= 0.4)
+    foot = np.linalg.norm(centre[:, low] - board_lab, axis=2).mean(1) / contrast
+    col = np.linalg.norm(centre - sides, axis=2) / contrast  # (16, K)
+    column_contrast = col[:, low].mean(1)
+    band = (heights >= 1.0) & (heights <= 1.45)
+    tall_band = col[:, band].mean(1) / (column_contrast + 0.05)
+    piece_lab = np.median(centre[:, low], axis=1)  # (16, 3)
+    similar = np.linalg.norm(centre - piece_lab[:, None], axis=2) / contrast < 0.18
+    column_top = np.zeros(16)
+    for c in range(16):
+        k = 0
+        gaps = 0
+        for kk in range(1, len(heights)):
+            if similar[c, kk]:
+                k = kk
+                gaps = 0
+            else:
+                gaps += 1
+                if gaps > 1:
+                    break
+        column_top[c] = heights[k]
+    lightness = (piece_lab[:, 0] - mid) / contrast
+    # sharp vertical edges on the side: second difference across the strip
+    side_rows = (heights >= 0.15) & (heights <= 0.5)
+    Lside = strip[:, side_rows, 2:7, 0]  # (16, k, 5) u in [-0.3, 0.3]
+    second = np.abs(Lside[:, :, :-2] - 2 * Lside[:, :, 1:-1] + Lside[:, :, 2:])
+    side_edges = np.median(second.max(2), axis=1) / contrast
+
+    # --- top-face sweep -------------------------------------------------------------
+    r = ps.piece_radius_pitch * PITCH
+    sweep_h = np.arange(0.25, ps.max_height_pitch - 0.1, 0.05)
+    circ = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], 1)  # (A, 2) board-plane directions
+    ring = (base[:, None, None, :2] + r * circ[None, None, :, :])  # (16, 1, A, 2)
+    ring3 = np.concatenate([np.broadcast_to(ring, (16, len(sweep_h), len(_ANGLES), 2)),
+                            np.broadcast_to(PITCH * sweep_h[None, :, None, None], (16, len(sweep_h), len(_ANGLES), 1))], -1)
+    outer3 = ring3.copy()
+    outer3[..., :2] = base[:, None, None, :2] + 1.12 * r * circ[None, None, :, :]
+    inner3 = ring3.copy()
+    inner3[..., :2] = base[:, None, None, :2] + 0.88 * r * circ[None, None, :, :]
+    p_out = pose.project(outer3.reshape(-1, 3)).reshape(outer3.shape[:-1] + (2,))
+    p_in = pose.project(inner3.reshape(-1, 3)).reshape(inner3.shape[:-1] + (2,))
+    # the far half of the outline is the silhouette against what lies behind: the edge
+    # that shows where the top is, whatever the tilt
+    awayxy = away[:, :2]
+    w_far = np.clip(circ @ awayxy.T, 0.0, None).T  # (16, A): 1 at the farthest point
+    w_far = w_far + 0.35  # the whole outline counts a little (square-on views)
+    Lo = sampler.lab(p_out)[..., 0]
+    Li = sampler.lab(p_in)[..., 0]
+    edge = np.abs(Lo - Li) / contrast  # (16, S, A)
+    sweep = (edge * w_far[:, None, :]).sum(2) / w_far.sum(1)[:, None]
+    k_best = np.argmax(sweep, axis=1)
+    top_h = sweep_h[k_best]
+    sweep_peak = sweep[np.arange(16), k_best]
+
+    # --- top face at the found height -------------------------------------------------
+    zt = PITCH * top_h[:, None]
+    def at(radius, angles=_ANGLES):
+        d = np.stack([np.cos(angles), np.sin(angles)], 1)
+        xy = base[:, None, :2] + radius * d[None]
+        pts = np.concatenate([xy, np.broadcast_to(zt[:, :, None], xy.shape[:2] + (1,))], -1)
+        return sampler.lab(pose.project(pts.reshape(-1, 3)).reshape(16, len(angles), 2))
+
+    face_ring = at(0.7 * r)
+    face_centre = at(0.2 * r)
+    L_ring = np.median(face_ring[..., 0], axis=1)
+    L_centre = np.median(face_centre[..., 0], axis=1)
+    cup = (L_ring - L_centre) / contrast
+    cup_ratio = (L_centre + 5.0) / (L_ring + 5.0)
+    lightness_top = (L_ring - mid) / contrast
+    # corners of a square piece stick out to sqrt(2) r; on the far side they are seen
+    # against the background, so compare the outline ring at 1.3 r with the face colour
+    diag = at(1.3 * r)
+    face_lab = np.median(face_ring, axis=1)
+    far_w = np.clip(circ @ awayxy.T, 0.0, None).T > 0.3  # (16, A)
+    dist_face = np.linalg.norm(diag - face_lab[:, None], axis=2) / contrast
+    match = dist_face < 0.2
+    top_fill = (match & far_w).sum(1) / far_w.sum(1)
+    # the corners: alternating match along the far half (4-fold pattern)
+    Ldiag = diag[..., 0]
+    four = np.abs((Ldiag * np.exp(4j * _ANGLES)[None] * far_w).sum(1)) / (far_w.sum(1) * contrast)
+    squareness = four + 0.5 * top_fill
+
+    occupancy = 1.0 - np.exp(-3.0 * foot)
+    out = np.zeros((16, len(FEATURE_NAMES)))
+    cols = {
+        "occupancy": occupancy, "foot_contrast": foot, "column_contrast": column_contrast,
+        "height": top_h, "tall_band": tall_band, "column_top": column_top,
+        "lightness": lightness, "lightness_top": lightness_top,
+        "squareness": squareness, "side_edges": side_edges, "top_fill": top_fill,
+        "cup": cup, "cup_ratio": cup_ratio, "sweep_peak": sweep_peak, "tilt": np.full(16, tilt),
+    }
+    for name, v in cols.items():
+        out[:, FEATURE_INDEX[name]] = v
+    return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)

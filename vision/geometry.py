@@ -1,0 +1,98 @@
+"""The board plane and the camera: from a homography to a pose, so pieces can stand up.
+
+Board coordinates: the unit square, x along cell columns, y along cell rows, cell ``i``
+centred at ``((i % 4 + .5) / 4, (i // 4 + .5) / 4)``; so one pitch (distance between
+neighbouring cell centres) is 0.25 board units. Heights above the board are given in
+pitches. Image coordinates are pixels ``(x, y)``, x right, y down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+PITCH = 0.25  # board units per pitch
+
+
+def cell_grid() -> np.ndarray:
+    """``(16, 2)`` board coordinates of the cell centres, row-major."""
+    i = np.arange(16)
+    return np.stack([(i % 4 + 0.5) / 4, (i // 4 + 0.5) / 4], 1)
+
+
+def apply_homography(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """``(N, 2)`` points -> ``(N, 2)`` points through the 3x3 ``H``."""
+    pts = np.asarray(pts, float).reshape(-1, 2)
+    q = np.c_[pts, np.ones(len(pts))] @ np.asarray(H, float).T
+    return q[:, :2] / q[:, 2:3]
+
+
+def estimate_focal(H: np.ndarray, size: tuple[int, int], settings) -> tuple[float, bool]:
+    """Focal length (pixels) of a camera seeing the board square through ``H``
+    (board -> image), principal point at the image centre, square pixels.
+
+    Returns ``(f, estimated)``: falls back to ``default_focal_factor * max(size)`` when
+    the view is too square-on for the homography to tell (``estimated`` False).
+    ``size`` is ``(width, height)``; ``settings`` a ``CameraSettings``.
+    """
+    w, h = size
+    long_side = max(w, h)
+    T = np.array([[1, 0, -w / 2], [0, 1, -h / 2], [0, 0, 1]], float)
+    Hc = T @ H
+    Hc = Hc / np.linalg.norm(Hc[:, :2])
+    h1, h2 = Hc[:, 0], Hc[:, 1]
+    a = np.array([h1[2] * h2[2], h1[2] ** 2 - h2[2] ** 2])
+    b = np.array([-(h1[0] * h2[0] + h1[1] * h2[1]), h2[0] ** 2 + h2[1] ** 2 - h1[0] ** 2 - h1[1] ** 2])
+    denom = float(a @ a)
+    if denom > 1e-18:
+        f2 = float(a @ b) / denom
+        if f2 > 0:
+            f = float(np.sqrt(f2))
+            if settings.min_focal_factor * long_side <= f <= settings.max_focal_factor * long_side:
+                return f, True
+    return settings.default_focal_factor * long_side, False
+
+
+@dataclass
+class Pose:
+    """Camera looking at the board. ``K`` (3, 3) intrinsics; ``R`` (3, 3), ``t`` (3,)
+    map board coordinates ``(x, y, z)`` (z in board units, up = toward the camera) to
+    camera coordinates."""
+
+    K: np.ndarray
+    R: np.ndarray
+    t: np.ndarray
+
+    @classmethod
+    def from_homography(cls, H: np.ndarray, K: np.ndarray) -> "Pose":
+        """``H`` maps board (x, y) to undistorted image pixels."""
+        M = np.linalg.inv(K) @ H
+        lam = 2.0 / (np.linalg.norm(M[:, 0]) + np.linalg.norm(M[:, 1]))
+        M = M * lam
+        if M[2, 2] < 0:  # the board lies in front of the camera
+            M = -M
+        r1, r2, t = M[:, 0], M[:, 1], M[:, 2]
+        r3 = np.cross(r1, r2)
+        U, _, Vt = np.linalg.svd(np.c_[r1, r2, r3])
+        R = U @ Vt
+        if np.linalg.det(R) < 0:
+            R[:, 2] = -R[:, 2]
+        # "up" must point to the camera's side of the board
+        centre = -R.T @ t
+        if centre[2] < 0:
+            R[:, 2] = -R[:, 2]
+        return cls(K=K, R=R, t=t)
+
+    def project(self, pts3: np.ndarray) -> np.ndarray:
+        """``(N, 3)`` board points (z in board units) -> ``(N, 2)`` undistorted pixels."""
+        P = np.asarray(pts3, float) @ self.R.T + self.t
+        q = P @ self.K.T
+        return q[:, :2] / q[:, 2:3]
+
+    def camera_centre(self) -> np.ndarray:
+        return -self.R.T @ self.t
+
+    def tilt_deg(self) -> float:
+        """Angle between the camera's optical axis and the board's normal (0 = straight down)."""
+        return float(np.degrees(np.arccos(abs(self.R[2, 2]))))

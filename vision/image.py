@@ -1,0 +1,88 @@
+"""Reading and normalising frames: whatever the file holds becomes 8-bit BGR.
+
+Grayscale, 16-bit and alpha images are converted; a truncated or foreign file raises
+:class:`ImageError` quoting the path. Expected conditions ("too dark") are not errors:
+see :func:`too_dark`.
+"""
+
+from __future__ import annotations
+
+import os
+
+import cv2
+import numpy as np
+
+
+class ImageError(ValueError):
+    """A file that is not a usable image."""
+
+
+def load_image(path: str | os.PathLike, settings) -> np.ndarray:
+    """Read ``path`` as an ``(H, W, 3)`` uint8 BGR array. ``settings``: ``ImageSettings``."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise ImageError(f"cannot read image {path!r}: no such file")
+    if os.path.isdir(path):
+        raise ImageError(f"cannot read image {path!r}: it is a folder")
+    data = np.fromfile(path, dtype=np.uint8)
+    if data.size == 0:
+        raise ImageError(f"cannot read image {path!r}: the file is empty")
+    if _truncated(data):
+        raise ImageError(f"cannot read image {path!r}: the file is truncated or corrupt")
+    img = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+    if img is None:
+        raise ImageError(f"cannot read image {path!r}: not an image format OpenCV can decode")
+    return to_bgr8(img, settings, name=path)
+
+
+def _truncated(data: np.ndarray) -> bool:
+    """JPEGs end with the EOI marker and PNGs with an IEND chunk; OpenCV decodes a cut-off
+    file into a half-grey picture without complaint, so check the ending ourselves."""
+    head = data[:8].tobytes()
+    tail = data[-12:].tobytes()
+    if head[:3] == b"\xff\xd8\xff":
+        return b"\xff\xd9" not in data[-64:].tobytes()
+    if head == b"\x89PNG\r\n\x1a\n":
+        return b"IEND" not in tail
+    return False
+
+
+def to_bgr8(img: np.ndarray, settings, name: str = "frame") -> np.ndarray:
+    """Any decoded image (grey, BGR, BGRA; 8 or 16 bit; float) -> ``(H, W, 3)`` uint8 BGR.
+
+    Alpha is composited over mid-grey so transparent areas read as neither board nor
+    piece. Raises :class:`ImageError` for images too small or too large to analyse.
+    """
+    if img is None or not isinstance(img, np.ndarray) or img.ndim not in (2, 3) or img.size == 0:
+        raise ImageError(f"cannot use image {name!r}: not a picture")
+    h, w = img.shape[:2]
+    if min(h, w) < settings.min_side:
+        raise ImageError(f"image {name!r} is too small ({w}x{h} pixels; at least {settings.min_side} a side is needed)")
+    if h * w > settings.max_pixels:
+        raise ImageError(f"image {name!r} is too large ({w}x{h} pixels)")
+    if img.dtype == np.uint16:
+        img = (img / 257.0 + 0.5).astype(np.uint8)
+    elif img.dtype in (np.float32, np.float64):
+        img = np.clip(img * (255.0 if img.max() <= 1.0 else 1.0), 0, 255).astype(np.uint8)
+    elif img.dtype != np.uint8:
+        img = np.clip(img, 0, 255).astype(np.uint8)
+    if img.ndim == 2:
+        return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    if img.shape[2] == 1:
+        return cv2.cvtColor(img[:, :, 0], cv2.COLOR_GRAY2BGR)
+    if img.shape[2] == 4:
+        alpha = img[:, :, 3:4].astype(np.float32) / 255.0
+        return (img[:, :, :3] * alpha + 128.0 * (1 - alpha) + 0.5).astype(np.uint8)
+    if img.shape[2] == 3:
+        return np.ascontiguousarray(img)
+    raise ImageError(f"cannot use image {name!r}: {img.shape[2]} channels")
+
+
+def working_scale(shape, settings) -> float:
+    """Factor (<= 1) that brings the longer side down to ``work_long_side``."""
+    return min(1.0, settings.work_long_side / max(shape[:2]))
+
+
+def too_dark(gray: np.ndarray, settings) -> bool:
+    """``(H, W)`` uint8 grey frame too dark to read (mean and contrast both low)."""
+    return float(gray.mean()) < settings.too_dark_mean and float(gray.std()) < settings.too_dark_std

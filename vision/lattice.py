@@ -1,0 +1,234 @@
+"""Stage 2: a 4x4 lattice of cells among the blobs, as a homography.
+
+Hypotheses are seeded from one blob and two of its neighbours (an affine lattice), then
+grown: predict every lattice point, match the nearest blob within a fraction of the local
+pitch, refit a homography to all matches, repeat. The 4x4 window holding the most matched
+blobs is the board. Works for any grid orientation (the Gigamic grid is turned 45° against
+its board; the lattice does not care about the board's outline).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.geometry import apply_homography
+
+#: lattice indices considered around a seed: a 4x4 window containing the seed lies in
+#: [-3, 3]; one more step on each side counts blobs just outside the window
+_SPAN = 4
+_IDX = np.array([(i, j) for j in range(-_SPAN, _SPAN + 1) for i in range(-_SPAN, _SPAN + 1)], float)
+
+
+@dataclass
+class LatticeFit:
+    """A 4x4 lattice found among blobs.
+
+    ``H``        (3, 3): board unit square -> image pixels (cell i at
+                 ((i % 4 + .5) / 4, (i // 4 + .5) / 4)), in the orientation the search
+                 happened to produce (see ``orient``).
+    ``matched``  (16,) int: index of the blob seen at each cell, -1 when none.
+    ``inside``   number of cells with a blob; ``outside`` blobs on the lattice just
+                 outside the 4x4 window; ``rms`` residual of matched blobs, in pitches.
+    """
+
+    H: np.ndarray
+    matched: np.ndarray
+    inside: int
+    outside: int
+    rms: float
+
+    @property
+    def score(self) -> float:
+        return self.inside - 1.5 * self.outside - 4.0 * self.rms
+
+
+def _fit(idx: np.ndarray, pts: np.ndarray) -> np.ndarray | None:
+    """Homography (or affine when only 3 points) from lattice indices to image points."""
+    if len(idx) >= 4:
+        H, _ = cv2.findHomography(idx.astype(np.float64), pts.astype(np.float64), 0)
+        if H is not None and abs(np.linalg.det(H)) > 1e-12:
+            return H
+    if len(idx) >= 3:
+        A = cv2.getAffineTransform(idx[:3].astype(np.float32), pts[:3].astype(np.float32))
+        return np.vstack([A, [0, 0, 1]])
+    return None
+
+
+def _match(H: np.ndarray, blobs: np.ndarray, tol: float):
+    """Predict all lattice points through ``H``; return (indices (M, 2), blob ids (M,),
+    residuals in pitches (M,))."""
+    pred = apply_homography(H, _IDX)
+    right = apply_homography(H, _IDX + [1, 0])
+    down = apply_homography(H, _IDX + [0, 1])
+    pitch = 0.5 * (np.hypot(*(right - pred).T) + np.hypot(*(down - pred).T))
+    d = np.hypot(pred[:, None, 0] - blobs[None, :, 0], pred[:, None, 1] - blobs[None, :, 1])
+    nearest = np.argmin(d, axis=1)
+    dist = d[np.arange(len(pred)), nearest] / np.maximum(pitch, 1e-6)
+    ok = (dist < tol) & np.isfinite(pitch) & (pitch > 1.0)
+    # a blob may serve one lattice point only: keep the closest claim
+    best: dict[int, int] = {}
+    for k in np.flatnonzero(ok):
+        b = int(nearest[k])
+        if b not in best or dist[k] < dist[best[b]]:
+            best[b] = k
+    ks = np.array(sorted(best.values()), int)
+    if len(ks) == 0:
+        return np.zeros((0, 2)), np.zeros(0, int), np.zeros(0)
+    return _IDX[ks], nearest[ks], dist[ks]
+
+
+def _grow(a: int, b: int, c: int, blobs: np.ndarray, settings):
+    idx = np.array([[0, 0], [1, 0], [0, 1]], float)
+    ids = np.array([a, b, c])
+    prev = None
+    H = None
+    for _ in range(settings.grow_iterations):
+        H = _fit(idx, blobs[ids, :2])
+        if H is None:
+            return None
+        idx, ids, res = _match(H, blobs, settings.match_tolerance)
+        if len(ids) < 3:
+            return None
+        key = tuple(ids.tolist())
+        if key == prev:
+            break
+        prev = key
+    return idx, ids
+
+
+def _best_window(idx: np.ndarray, ids: np.ndarray):
+    """Choose the 4x4 window of lattice indices with most matches (fewest just outside)."""
+    best = None
+    for oj in range(-3, 1):
+        for oi in range(-3, 1):
+            inside = (idx[:, 0] >= oi) & (idx[:, 0] < oi + 4) & (idx[:, 1] >= oj) & (idx[:, 1] < oj + 4)
+            ring = (idx[:, 0] >= oi - 1) & (idx[:, 0] < oi + 5) & (idx[:, 1] >= oj - 1) & (idx[:, 1] < oj + 5) & ~inside
+            key = (int(inside.sum()), -int(ring.sum()))
+            if best is None or key > best[0]:
+                best = (key, oi, oj, inside)
+    return best
+
+
+def fit_lattice(blobs: np.ndarray, settings) -> LatticeFit | None:
+    """Find the best 4x4 lattice among ``blobs`` (``(N, 6)`` from ``vision.cells``).
+
+    ``settings``: ``LatticeSettings``. Returns ``None`` when no lattice has at least
+    ``min_cells`` matched cells.
+    """
+    n = len(blobs)
+    if n < 3:
+        return None
+    xy = blobs[:, :2]
+    size = np.sqrt(blobs[:, 2] * blobs[:, 3])
+    d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+    # seeds: blobs with many similar-sized blobs nearby first
+    area = blobs[:, 5]
+    ratio = np.maximum(area[:, None], area[None, :]) / np.maximum(np.minimum(area[:, None], area[None, :]), 1e-9)
+    similar = (ratio < settings.area_ratio) & (d < 4.0 * size[:, None]) & (d > 0.5 * size[:, None])
+    order = np.argsort(-similar.sum(1), kind="stable")[: settings.max_seeds]
+    best: LatticeFit | None = None
+    covered = np.zeros(n, bool)
+    tried = set()
+    for a in order:
+        if covered[a]:
+            continue
+        cand = np.flatnonzero(similar[a])
+        cand = cand[np.argsort(d[a, cand])][: settings.seed_neighbours]
+        for bi in range(len(cand)):
+            for ci in range(bi + 1, len(cand)):
+                b, c = cand[bi], cand[ci]
+                u, v = xy[b] - xy[a], xy[c] - xy[a]
+                cos = float(u @ v) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9)
+                lr = np.linalg.norm(u) / (np.linalg.norm(v) + 1e-9)
+                if abs(cos) > 0.8 or not (0.3 < lr < 3.3):
+                    continue
+                grown = _grow(a, b, c, blobs, settings)
+                if grown is None:
+                    continue
+                idx, ids = grown
+                key = tuple(sorted(ids.tolist()))
+                if key in tried:
+                    continue
+                tried.add(key)
+                fit = _window_fit(idx, ids, blobs, settings)
+                if fit is None:
+                    continue
+                if best is None or fit.score > best.score:
+                    best = fit
+                if fit.inside >= settings.min_cells:
+                    covered[ids] = True
+                if best.inside == 16 and best.outside == 0:
+                    return best
+    if best is None or best.inside < settings.min_cells:
+        return None
+    return best
+
+
+def _window_fit(idx, ids, blobs, settings) -> LatticeFit | None:
+    (inside_n, neg_ring), oi, oj, inside = _best_window(idx, ids)
+    if inside_n < 4:
+        return None
+    win_idx = idx[inside] - [oi, oj]
+    board = (win_idx + 0.5) / 4.0
+    pts = blobs[ids[inside], :2]
+    H, _ = cv2.findHomography(board, pts, 0)
+    if H is None:
+        return None
+    res = np.hypot(*(apply_homography(H, board) - pts).T)
+    # pitch in pixels near each matched point
+    right = apply_homography(H, board + [0.25, 0])
+    pitch = np.hypot(*(right - apply_homography(H, board)).T)
+    rms = float(np.sqrt(np.mean((res / np.maximum(pitch, 1e-6)) ** 2)))
+    matched = -np.ones(16, int)
+    cells = (win_idx[:, 1] * 4 + win_idx[:, 0]).astype(int)
+    matched[cells] = ids[inside]
+    return LatticeFit(H=H, matched=matched, inside=int(inside_n), outside=int(-neg_ring), rms=rms)
+
+
+#: the 8 symmetries of the square as maps of board coordinates
+_SYMMETRIES = [
+    np.array(m, float)
+    for m in (
+        [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+        [[-1, 0, 1], [0, 1, 0], [0, 0, 1]],
+        [[1, 0, 0], [0, -1, 1], [0, 0, 1]],
+        [[-1, 0, 1], [0, -1, 1], [0, 0, 1]],
+        [[0, 1, 0], [1, 0, 0], [0, 0, 1]],
+        [[0, -1, 1], [1, 0, 0], [0, 0, 1]],
+        [[0, 1, 0], [-1, 0, 1], [0, 0, 1]],
+        [[0, -1, 1], [-1, 0, 1], [0, 0, 1]],
+    )
+]
+
+
+def orient(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Renumber the cells by the documented convention.
+
+    Row 0 is the row farthest from the camera (rows run down the image, toward the
+    camera), columns run left to right in the image: of the square's 8 symmetries, the
+    one whose row direction points most nearly down the image and whose column direction
+    then points right. Returns ``(H', perm)``: the new homography and ``perm`` (16,) int
+    with ``new cell i == old cell perm[i]``.
+    """
+    best = None
+    for S in _SYMMETRIES:
+        Hs = H @ S
+        p = apply_homography(Hs, np.array([[0.5, 0.5], [0.5, 0.6], [0.6, 0.5]]))
+        row = p[1] - p[0]
+        col = p[2] - p[0]
+        row_down = row[1] / (np.linalg.norm(row) + 1e-9)
+        col_right = col[0] / (np.linalg.norm(col) + 1e-9)
+        # rows toward the camera first; ties (a diamond seen corner-on) go to the choice
+        # whose rows lean left, so numbering is stable; the column direction then fixes
+        # the mirror image
+        key = (round(row_down, 2), col_right > 0, -row[0] / (np.linalg.norm(row) + 1e-9))
+        if best is None or key > best[0]:
+            best = (key, Hs, S)
+    _, Hs, S = best
+    grid = np.array([((i % 4 + 0.5) / 4, (i // 4 + 0.5) / 4) for i in range(16)])
+    mapped = apply_homography(S, grid)  # new board coords -> old board coords
+    old = (np.floor(mapped[:, 1] * 4) * 4 + np.floor(mapped[:, 0] * 4)).astype(int)
+    return Hs, old

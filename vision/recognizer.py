@@ -1,0 +1,220 @@
+"""The recogniser: runs the stages on a frame and hands back a ``BoardReading``.
+
+Stages (each a plain function in its own module, arrays in, arrays out)::
+
+    frame --image--> working grey --cells--> blobs (N, 6) --lattice--> homography (3, 3)
+          --features--> (16, D) --attributes--> (16, 5) probabilities --assign--> 16 pieces
+
+``Recognizer.analyze`` does all of it; ``Recognizer.track`` is the per-frame step once
+the board is known: it keeps the homography, checks for hands over the board and re-reads
+the cells. Both fill ``reading.timings`` (stage -> seconds).
+"""
+
+from __future__ import annotations
+
+import time
+
+import cv2
+import numpy as np
+
+from vision.assign import assign_pieces, piece_log_likelihood
+from vision.attributes import models_from_dict, predict_proba
+from vision.cells import find_blobs
+from vision.features import features_from_work
+from vision.geometry import apply_homography, cell_grid
+from vision.image import to_bgr8, too_dark, working_scale
+from vision.lattice import fit_lattice, orient
+from vision.obstruction import obstructed_cells, top_down
+from vision.reading import BoardReading
+from vision.settings import VisionSettings
+
+NO_BOARD = "no board in view"
+CUT_OFF = "board cut off at the image edge"
+TOO_DARK = "too dark"
+HAND = "hand over the board"
+BOARD_CORNERS = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])  # cells 0, 3, 15, 12
+
+
+class Recognizer:
+    """Frame in, ``BoardReading`` out. ``settings``: ``VisionSettings`` (default profile
+    when omitted)."""
+
+    def __init__(self, settings: VisionSettings | None = None):
+        self.settings = settings or VisionSettings()
+        self.models = models_from_dict(self.settings.attributes)
+
+    # --- full analysis ------------------------------------------------------------------
+    def analyze(self, frame: np.ndarray) -> BoardReading:
+        """Find the board and read every cell. ``frame``: ``(H, W, 3)`` uint8 BGR (grey,
+        BGRA and 16-bit frames are converted). Falsy reading with a reason when there is
+        no readable board."""
+        timings: dict[str, float] = {}
+        t = time.perf_counter()
+        st = self.settings
+        bgr = to_bgr8(frame, st.image)
+        scale = working_scale(bgr.shape, st.image)
+        work = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else bgr
+        gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+        t = _lap(timings, "prepare", t)
+        if too_dark(gray, st.image):
+            return _failed(TOO_DARK, timings, bgr)
+        blobs = find_blobs(gray, st.cells)
+        t = _lap(timings, "cells", t)
+        fit = fit_lattice(blobs, st.lattice)
+        t = _lap(timings, "lattice", t)
+        if fit is None or fit.rms > st.lattice.max_rms_pitch or fit.outside > st.lattice.max_outside:
+            return _failed(NO_BOARD, timings, bgr)
+        H_work, perm = orient(fit.H)
+        matched = fit.matched[perm]
+        centres_work = _cell_centres(H_work, matched, blobs)
+        h, w = gray.shape
+        pitch = _pitch_px(H_work)
+        m = st.lattice.inside_margin_pitch * pitch
+        if np.any(centres_work[:, 0] - m < 0) or np.any(centres_work[:, 1] - m < 0) or \
+                np.any(centres_work[:, 0] + m > w - 1) or np.any(centres_work[:, 1] + m > h - 1):
+            return _failed(CUT_OFF, timings, bgr)
+        S_inv = np.diag([1 / scale, 1 / scale, 1.0])
+        reading = BoardReading(
+            found=True,
+            corners=apply_homography(S_inv @ H_work, BOARD_CORNERS),
+            cell_centers=centres_work / scale,
+            homography=S_inv @ H_work,
+            image_size=(bgr.shape[1], bgr.shape[0]),
+        )
+        t = _lap(timings, "board", t)
+        self._read_cells(work, H_work, reading, timings, t)
+        reading.reference = top_down(gray, H_work, st.track.warp_size)
+        reading.timings = timings
+        timings["total"] = sum(timings.values())
+        return reading
+
+    def analyze_timed(self, frame: np.ndarray) -> tuple[BoardReading, dict[str, float]]:
+        """:meth:`analyze` plus its per-stage timings (seconds), as in chesscog's timed
+        recogniser."""
+        r = self.analyze(frame)
+        return r, dict(r.timings)
+
+    # --- per-frame step -----------------------------------------------------------------
+    def track(self, frame: np.ndarray, previous: BoardReading) -> BoardReading:
+        """Re-read the cells of a board already found in ``previous`` (same camera).
+
+        Keeps the homography; cells covered by a hand are marked ``obstructed`` (their
+        content carried over from ``previous``) and ``reason`` is ``"hand over the
+        board"``. When the board seems to have moved, or there was no board before, runs
+        a full :meth:`analyze`.
+        """
+        if previous is None or not previous.found or previous.homography is None:
+            return self.analyze(frame)
+        timings: dict[str, float] = {}
+        t = time.perf_counter()
+        st = self.settings
+        bgr = to_bgr8(frame, st.image)
+        if previous.image_size is not None and tuple(previous.image_size) != (bgr.shape[1], bgr.shape[0]):
+            return self.analyze(bgr)
+        scale = working_scale(bgr.shape, st.image)
+        work = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else bgr
+        gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+        t = _lap(timings, "prepare", t)
+        if too_dark(gray, st.image):
+            return _failed(TOO_DARK, timings, bgr)
+        H_work = np.diag([scale, scale, 1.0]) @ previous.homography
+        view = top_down(gray, H_work, st.track.warp_size)
+        reference = previous.reference if previous.reference is not None else view
+        obstructed, changed = obstructed_cells(view, reference, st.track)
+        t = _lap(timings, "obstruction", t)
+        if changed > st.track.moved_fraction and obstructed.sum() >= 12:
+            # most of the board changed: the camera or board moved, or an arm covers it all
+            again = self.analyze(bgr)
+            if again.found:
+                return again
+            obstructed[:] = True
+        reading = BoardReading(
+            found=True,
+            corners=previous.corners,
+            cell_centers=previous.cell_centers,
+            homography=previous.homography,
+            image_size=previous.image_size,
+            obstructed=obstructed,
+            reason=HAND if obstructed.any() else "",
+        )
+        self._read_cells(work, H_work, reading, timings, t, keep=previous if obstructed.any() else None)
+        reading.reference = view if not obstructed.any() else reference
+        reading.timings = timings
+        timings["total"] = sum(timings.values())
+        return reading
+
+    # --- shared -------------------------------------------------------------------------
+    def _read_cells(self, work, H_work, reading: BoardReading, timings, t, keep: BoardReading | None = None):
+        st = self.settings
+        feats = features_from_work(work, H_work, st)
+        t = _lap(timings, "features", t)
+        probs = predict_proba(feats, self.models)
+        occupied = probs[:, 0] > st.pieces.occupied_threshold
+        exclude = ()
+        if keep is not None:
+            # obstructed cells keep what was there; those pieces are not elsewhere
+            occupied = occupied & ~reading.obstructed
+            exclude = [p for i, p in enumerate(keep.cells) if reading.obstructed[i] and p is not None]
+        cells = assign_pieces(occupied, probs[:, 1:], exclude=exclude)
+        if keep is not None:
+            for i in np.flatnonzero(reading.obstructed):
+                cells[i] = keep.cells[i]
+        reading.cells = cells
+        reading.features = feats
+        reading.probabilities = probs
+        reading.confidence = _confidence(cells, probs)
+        _lap(timings, "pieces", t)
+
+
+def _confidence(cells, probs) -> np.ndarray:
+    """Per cell: how sure the reading is (occupancy probability times the assigned
+    piece's share of the likelihood among all 16 pieces)."""
+    conf = np.zeros(16)
+    ll = piece_log_likelihood(probs[:, 1:])
+    for i, p in enumerate(cells):
+        if p is None:
+            conf[i] = 1.0 - probs[i, 0]
+        else:
+            post = np.exp(ll[i] - ll[i].max())
+            conf[i] = probs[i, 0] * post[p] / post.sum()
+    return conf
+
+
+def _cell_centres(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray) -> np.ndarray:
+    """``(16, 2)`` cell centres: the blob seen at a cell where there is one, else the
+    homography's prediction shifted by the mean offset of the nearest seen cells (which
+    absorbs mild lens distortion)."""
+    pred = apply_homography(H, cell_grid())
+    seen = matched >= 0
+    out = pred.copy()
+    out[seen] = blobs[matched[seen], :2]
+    if seen.any():
+        offs = out[seen] - pred[seen]
+        grid = cell_grid()
+        for i in np.flatnonzero(~seen):
+            d = np.hypot(*(grid[seen] - grid[i]).T)
+            w = 1.0 / (d + 0.05) ** 2
+            out[i] = pred[i] + (offs * w[:, None]).sum(0) / w.sum()
+    return out
+
+
+def _pitch_px(H: np.ndarray) -> np.ndarray:
+    g = cell_grid()
+    a = apply_homography(H, g)
+    b = apply_homography(H, g + [0.25, 0])
+    c = apply_homography(H, g + [0, 0.25])
+    return 0.5 * (np.hypot(*(b - a).T) + np.hypot(*(c - a).T))
+
+
+def _lap(timings: dict, name: str, t0: float) -> float:
+    t = time.perf_counter()
+    timings[name] = timings.get(name, 0.0) + (t - t0)
+    return t
+
+
+def _failed(reason: str, timings: dict, bgr: np.ndarray) -> BoardReading:
+    r = BoardReading.not_found(reason)
+    r.timings = timings
+    r.image_size = (bgr.shape[1], bgr.shape[0])
+    timings["total"] = sum(timings.values())
+    return r

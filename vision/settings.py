@@ -1,0 +1,261 @@
+"""Every number that tunes vision, in one place.
+
+``VisionSettings()`` is the built-in default profile (meant to work on common wooden sets
+without calibration). Calibration stores ``VisionSettings.to_dict()`` inside the profile
+file and reads it back with ``VisionSettings.from_dict``. Each pipeline stage receives only
+its own sub-settings (``settings.image``, ``settings.cells``...), so a stage's knobs are
+listed next to each other here and nowhere else.
+
+Lengths on the board are in *pitch* units (the distance between neighbouring cell
+centres); lengths in the image are in pixels of the working image unless a name says
+otherwise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class SettingsError(ValueError):
+    """A settings dict (from a profile file) that does not fit :class:`VisionSettings`."""
+
+
+@dataclass
+class ImageSettings:
+    """Loading and normalising a frame (``vision.image``)."""
+
+    #: frames are shrunk so the longer side is at most this many pixels before analysis
+    work_long_side: int = 960
+    #: images smaller than this (either side, pixels) cannot show 16 cells
+    min_side: int = 64
+    #: images larger than this (pixels, w * h) are refused as not a photo
+    max_pixels: int = 120_000_000
+    #: below this mean brightness (0-255) with too little contrast the frame is "too dark"
+    too_dark_mean: float = 28.0
+    #: ... and contrast (standard deviation of brightness) below this
+    too_dark_std: float = 14.0
+
+
+@dataclass
+class CellSettings:
+    """Finding cell-like blobs: rings, round recesses, drawn squares (``vision.cells``)."""
+
+    #: adaptive-threshold window as a fraction of the working image's longer side
+    block_fraction: float = 0.035
+    #: adaptive-threshold offsets tried (grey levels); each with both polarities
+    threshold_offsets: tuple = (6.0, 14.0)
+    #: blob area bounds as fractions of the working image area
+    min_area_fraction: float = 0.00012
+    max_area_fraction: float = 0.03
+    #: blob area / convex hull area at least this
+    min_solidity: float = 0.86
+    #: blob area / fitted ellipse area within these bounds (rings, discs, rounded squares)
+    min_fill: float = 0.80
+    max_fill: float = 1.16
+    #: short/long axis of the fitted ellipse at least this (tilt up to ~60 degrees)
+    min_axis_ratio: float = 0.28
+    #: partial outlines (a ring lit on one side) count when their points lie within this
+    #: mean relative distance of the fitted ellipse and cover this fraction of its turn
+    arc_max_residual: float = 0.07
+    arc_min_coverage: float = 0.45
+    #: also look at Canny edges for faint cells (wooden recesses)
+    use_edges: bool = True
+    canny_low: float = 30.0
+    canny_high: float = 90.0
+    #: blobs whose centres lie within this fraction of their radius are one cell
+    merge_fraction: float = 0.35
+
+
+@dataclass
+class LatticeSettings:
+    """Fitting a 4x4 lattice of cell centres (``vision.lattice``)."""
+
+    #: neighbours considered when seeding a lattice hypothesis from one blob
+    seed_neighbours: int = 6
+    #: at most this many seed blobs (largest groups first) are tried
+    max_seeds: int = 60
+    #: blobs paired as lattice neighbours differ in area by at most this factor
+    area_ratio: float = 2.2
+    #: a blob matches a lattice point when closer than this fraction of the local pitch
+    match_tolerance: float = 0.28
+    #: growing steps per hypothesis
+    grow_iterations: int = 5
+    #: a board needs at least this many of its 16 cells seen as blobs
+    min_cells: int = 7
+    #: the lattice's blobs must agree in size: max/min of matched blob areas, after
+    #: correcting for perspective, at most this
+    max_size_spread: float = 3.0
+    #: at most this many matched blobs may lie on the lattice just outside the 4x4 window
+    #: (a printed 5x5 pattern or tiles are not a Quarto board)
+    max_outside: int = 2
+    #: a cell's full circle (centre +- this many pitches) must lie inside the image,
+    #: otherwise the board is "cut off at the image edge"
+    inside_margin_pitch: float = 0.45
+    #: RMS residual of matched blobs to the fitted homography, in pitches, at most this
+    max_rms_pitch: float = 0.12
+
+
+@dataclass
+class CameraSettings:
+    """The camera model used to stand pieces up on the board plane (``vision.geometry``)."""
+
+    #: focal length guess as a multiple of the image's longer side, used when the
+    #: board's homography cannot tell it (nearly square-on views)
+    default_focal_factor: float = 1.0
+    #: a focal length estimated from the homography is trusted within these bounds
+    #: (multiples of the longer side)
+    min_focal_factor: float = 0.45
+    max_focal_factor: float = 3.5
+
+
+@dataclass
+class PieceSettings:
+    """Reading what stands on each cell (``vision.features``)."""
+
+    #: heights sampled up the piece axis, in pitches
+    max_height_pitch: float = 2.2
+    height_steps: int = 23
+    #: half-width of the strip sampled across the piece axis, in pitches
+    strip_half_width_pitch: float = 0.18
+    strip_samples: int = 5
+    #: radius of the disc sampled on the board around each cell, in pitches
+    ring_radius_pitch: float = 0.48
+    #: radius of the piece's foot, in pitches (pieces are slightly smaller than a cell)
+    piece_radius_pitch: float = 0.3
+    #: heights at which the top face is read, in pitches; the one with the clearer top
+    #: face wins
+    top_patch_pixels: int = 24
+    #: occupancy: a cell is occupied when its piece score exceeds this
+    occupied_threshold: float = 0.5
+
+
+@dataclass
+class TrackSettings:
+    """The per-frame step once the board is known (``vision.obstruction``)."""
+
+    #: the board is compared in a top-down view of this many pixels a side
+    warp_size: int = 96
+    #: grey-level change that counts as "something moved"
+    change_threshold: float = 28.0
+    #: a changed region touching the board's edge and covering at least this fraction
+    #: of a cell's area over this many cells is a hand or arm
+    hand_min_cells: float = 1.2
+    #: a cell is obstructed when this fraction of its area changed with the hand region
+    cell_cover_fraction: float = 0.2
+    #: lattice blobs must still be found at this fraction of the previously matched cells,
+    #: otherwise the board moved and a full analysis is needed
+    moved_fraction: float = 0.5
+
+
+def _default_attribute_models() -> dict:
+    # Imported late: attributes.py imports nothing from here, but keeping the default
+    # model file next to the code that reads it.
+    from vision.attributes import default_models_dict
+
+    return default_models_dict()
+
+
+@dataclass
+class VisionSettings:
+    """All of vision's knobs. ``VisionSettings()`` is the built-in default profile."""
+
+    image: ImageSettings = field(default_factory=ImageSettings)
+    cells: CellSettings = field(default_factory=CellSettings)
+    lattice: LatticeSettings = field(default_factory=LatticeSettings)
+    camera: CameraSettings = field(default_factory=CameraSettings)
+    pieces: PieceSettings = field(default_factory=PieceSettings)
+    track: TrackSettings = field(default_factory=TrackSettings)
+    #: attribute name ("occupied", "tall", "dark", "square", "hollow") -> model dict
+    #: (see ``vision.attributes.AttributeModel``)
+    attributes: dict = field(default_factory=_default_attribute_models)
+
+    # --- (de)serialisation ------------------------------------------------------
+    def to_dict(self) -> dict:
+        """Plain JSON-ready dict (tuples become lists)."""
+        return json.loads(json.dumps(dataclasses.asdict(self)))
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "VisionSettings":
+        """Inverse of :meth:`to_dict`. Missing keys keep their defaults; unknown keys or
+        values of the wrong type raise :class:`SettingsError` quoting them."""
+        if not isinstance(data, dict):
+            raise SettingsError(f"vision settings must be a JSON object, not {data!r:.80}")
+        kwargs = {}
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        for key, value in data.items():
+            if key not in fields:
+                raise SettingsError(f"unknown vision setting {key!r} (known: {', '.join(fields)})")
+            if key == "attributes":
+                if not isinstance(value, dict):
+                    raise SettingsError(f"vision setting 'attributes' must be an object, not {value!r:.80}")
+                from vision.attributes import AttributeModel
+
+                models = dict(_default_attribute_models())
+                for name, model in value.items():
+                    AttributeModel.from_dict(model, name=name)  # validates
+                    models[name] = model
+                kwargs[key] = models
+                continue
+            sub_cls = type(getattr(cls(), key)) if key != "attributes" else None
+            kwargs[key] = _sub_from_dict(sub_cls, key, value)
+        return cls(**kwargs)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "VisionSettings":
+        """Read a JSON file holding either the settings dict or a profile with a
+        ``"vision"`` key."""
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        except json.JSONDecodeError as e:
+            raise SettingsError(f"profile {str(path)!r} is not valid JSON ({e.msg} at line {e.lineno})") from None
+        if isinstance(data, dict) and "vision" in data:
+            data = data["vision"]
+        return cls.from_dict(data)
+
+
+def _sub_from_dict(sub_cls, section: str, value: Any):
+    if not isinstance(value, dict):
+        raise SettingsError(f"vision setting {section!r} must be an object, not {value!r:.80}")
+    defaults = sub_cls()
+    names = {f.name for f in dataclasses.fields(sub_cls)}
+    kwargs = {}
+    for key, v in value.items():
+        if key not in names:
+            raise SettingsError(f"unknown vision setting {section}.{key!r} (known: {', '.join(sorted(names))})")
+        default = getattr(defaults, key)
+        kwargs[key] = _check_value(f"{section}.{key}", default, v)
+    return sub_cls(**kwargs)
+
+
+def _check_value(name: str, default: Any, v: Any) -> Any:
+    bad = SettingsError(f"bad value for vision setting {name}: {v!r:.80} (expected like {default!r:.80})")
+    if isinstance(default, bool):
+        if not isinstance(v, bool):
+            raise bad
+        return v
+    if isinstance(default, int):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise bad
+        return v
+    if isinstance(default, float):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
+            raise bad
+        return float(v)
+    if isinstance(default, tuple):
+        if not isinstance(v, (list, tuple)) or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+            raise bad
+        return tuple(float(x) for x in v)
+    if default is None:
+        if v is not None and not isinstance(v, list):
+            raise bad
+        return v
+    if isinstance(default, str):
+        if not isinstance(v, str):
+            raise bad
+        return v
+    return v
