@@ -57,17 +57,22 @@ def _fit(idx: np.ndarray, pts: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _match(H: np.ndarray, blobs: np.ndarray, tol: float):
+def _match(H: np.ndarray, blobs: np.ndarray, settings):
     """Predict all lattice points through ``H``; return (indices (M, 2), blob ids (M,),
-    residuals in pitches (M,))."""
+    residuals in pitches (M,)). A blob matches a lattice point when it is near and its
+    area, relative to the cell's area there (pitch squared, perspective included), is
+    that of a cell."""
     pred = apply_homography(H, _IDX)
-    right = apply_homography(H, _IDX + [1, 0])
-    down = apply_homography(H, _IDX + [0, 1])
-    pitch = 0.5 * (np.hypot(*(right - pred).T) + np.hypot(*(down - pred).T))
+    right = apply_homography(H, _IDX + [1, 0]) - pred
+    down = apply_homography(H, _IDX + [0, 1]) - pred
+    pitch = 0.5 * (np.hypot(*right.T) + np.hypot(*down.T))
+    cell_area = np.abs(right[:, 0] * down[:, 1] - right[:, 1] * down[:, 0])
     d = np.hypot(pred[:, None, 0] - blobs[None, :, 0], pred[:, None, 1] - blobs[None, :, 1])
+    rel = blobs[None, :, 5] / np.maximum(cell_area[:, None], 1e-6)
+    d = np.where((rel >= settings.min_cell_fill) & (rel <= settings.max_cell_fill), d, np.inf)
     nearest = np.argmin(d, axis=1)
     dist = d[np.arange(len(pred)), nearest] / np.maximum(pitch, 1e-6)
-    ok = (dist < tol) & np.isfinite(pitch) & (pitch > 1.0)
+    ok = (dist < settings.match_tolerance) & np.isfinite(pitch) & (pitch > 1.0)
     # a blob may serve one lattice point only: keep the closest claim
     best: dict[int, int] = {}
     for k in np.flatnonzero(ok):
@@ -89,7 +94,7 @@ def _grow(a: int, b: int, c: int, blobs: np.ndarray, settings):
         H = _fit(idx, blobs[ids, :2])
         if H is None:
             return None
-        idx, ids, res = _match(H, blobs, settings.match_tolerance)
+        idx, ids, res = _match(H, blobs, settings)
         if len(ids) < 3:
             return None
         key = tuple(ids.tolist())

@@ -82,6 +82,10 @@ class LatticeSettings:
     area_ratio: float = 2.2
     #: a blob matches a lattice point when closer than this fraction of the local pitch
     match_tolerance: float = 0.28
+    #: a blob's area over the area of one cell (pitch squared) at that place: rings and
+    #: round cells cover about 0.3-0.7 of it, drawn squares up to 0.9
+    min_cell_fill: float = 0.12
+    max_cell_fill: float = 1.3
     #: growing steps per hypothesis
     grow_iterations: int = 5
     #: a board needs at least this many of its 16 cells seen as blobs

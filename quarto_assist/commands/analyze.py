@@ -1,0 +1,120 @@
+"""``quarto-assist analyze IMAGE [--profile FILE] [--json] [--overlay OUT.png]``
+
+Finds the board in one photo and reads every cell. JSON output as in INTERFACE.md; exit
+code 3 when no board is visible, 2 for an unreadable file.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+EXIT_NO_BOARD = 3
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("image", metavar="IMAGE", help="photo of the board (JPEG, PNG, ...)")
+    parser.add_argument("--profile", metavar="FILE", help="profile from 'quarto-assist calibrate' (default: built-in)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.add_argument("--overlay", metavar="OUT.png", help="write the photo with the board and pieces drawn on it")
+
+
+class Analyzer:
+    """Profile + recogniser, shared by ``analyze`` and ``evaluate``: undistorts when the
+    profile has a camera model (calibration's job) and maps the centres back."""
+
+    def __init__(self, profile_path: str | None):
+        from vision import Recognizer
+
+        self.profile = load_profile_or_default(profile_path)
+        self.recognizer = Recognizer(self.profile.vision)
+
+    def analyze(self, image):
+        try:
+            from calibration.camera import analyze_with_profile
+        except ImportError:
+            return self.recognizer.analyze(image)
+        return analyze_with_profile(self.recognizer, self.profile, image)
+
+
+class _PlainProfile:
+    def __init__(self, vision):
+        self.vision = vision
+        self.camera = None
+
+
+def load_profile_or_default(path: str | None):
+    """The calibration layer's profile (``calibration.profile``) when it is installed;
+    otherwise the ``"vision"`` key of a JSON file, or vision's defaults."""
+    try:
+        from calibration.profile import default_profile, load_profile
+    except ImportError:
+        from vision.settings import VisionSettings
+
+        return _PlainProfile(VisionSettings.load(path) if path else VisionSettings())
+    return load_profile(path) if path else default_profile()
+
+
+def reading_json(reading, seconds: float) -> dict:
+    """The INTERFACE.md object for a reading."""
+    from engine.pieces import piece_attributes
+    from engine.position import Position
+
+    if not reading.found:
+        return {"board_found": False, "reason": reading.reason or "no board in view"}
+    out = {
+        "board_found": True,
+        "cells": [None if p is None else piece_attributes(p) for p in reading.cells],
+        "cell_centers": [[round(float(x), 1), round(float(y), 1)] for x, y in reading.cell_centers],
+        "position": str(Position(list(reading.cells), None)),
+        "seconds": round(seconds, 3),
+        "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in reading.corners],
+        "confidence": [round(float(c), 3) for c in reading.confidence],
+    }
+    if reading.reason:
+        out["reason"] = reading.reason
+        out["obstructed"] = [bool(b) for b in reading.obstructed]
+    return out
+
+
+def reading_text(reading, seconds: float) -> str:
+    from engine.pieces import piece_symbol, piece_words
+    from engine.position import Position
+
+    if not reading.found:
+        return f"no board found: {reading.reason or 'no board in view'} ({seconds:.2f} s)"
+    lines = [f"board found, {sum(p is not None for p in reading.cells)} pieces on it ({seconds:.2f} s)",
+             "rows from the far side (row 1) to the side nearest the camera (row 4), columns left to right:"]
+    for r in range(4):
+        row = reading.cells[4 * r : 4 * r + 4]
+        lines.append(f"  row {r + 1}: " + " ".join("." if p is None else piece_symbol(p) for p in row))
+    for i, p in enumerate(reading.cells):
+        if p is not None:
+            lines.append(f"  cell {i} (row {i // 4 + 1}, column {i % 4 + 1}): {piece_symbol(p)} = {piece_words(p)}"
+                         f"  (confidence {reading.confidence[i]:.2f})")
+    if reading.reason:
+        lines.append(f"note: {reading.reason}")
+    lines.append(f"position: {Position(list(reading.cells), None)}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    import cv2
+
+    from vision.image import load_image
+    from vision.overlay import draw_reading
+    from vision.settings import ImageSettings
+
+    analyzer = Analyzer(args.profile)
+    t0 = time.perf_counter()
+    image = load_image(args.image, getattr(analyzer.profile.vision, "image", ImageSettings()))
+    reading = analyzer.analyze(image)
+    seconds = time.perf_counter() - t0
+    if args.overlay:
+        if not cv2.imwrite(args.overlay, draw_reading(image, reading)):
+            raise OSError(f"cannot write overlay {args.overlay!r}")
+    if args.json:
+        print(json.dumps(reading_json(reading, seconds)))
+    else:
+        print(reading_text(reading, seconds))
+    return 0 if reading.found else EXIT_NO_BOARD
