@@ -1,0 +1,473 @@
+"""The watch session: the app loop that owns time, devices and the user.
+
+Frames come from a source (:mod:`quarto_assist.capture`), readings from a step
+(:class:`quarto_assist.vision_step.VisionStep` or a scripted fake), changes from the
+:class:`~quarto_assist.tracker.Tracker`, rulings from the
+:class:`~quarto_assist.referee.Referee`. The session turns them into the game record,
+events, speech, the window and coaching. Every delay runs on the source's time ``t``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.pieces import describe_values, piece_symbol, piece_words
+from engine.position import Position, PositionError
+from engine.rules import CLASSIC, Variant, cell_name, mask_cells
+
+from .capture import CameraLost
+from .clock import Clock, WallClock
+from .events import EventLog, point
+from .game import WatchedGame
+from .phrases import Phrases
+from .referee import Referee, Ruling
+from .tablewords import cell_keys, group_key
+from .tracker import Tracker, TrackerSettings, TrackEvent
+
+
+class ResumeMismatch(ValueError):
+    """The board in view does not agree with the record being resumed."""
+
+
+@dataclass
+class WatchOptions:
+    variant: Variant = CLASSIC
+    grace: float = 3.0
+    settle: float = 0.4
+    language: str = "en"
+    coach: bool = False
+    record_path: str | None = None
+    resumed_from: str | None = None
+    pace: bool = False  # play files at their own speed (with a window)
+    retry_first: float = 0.5  # camera retry: first wait, doubled up to retry_max
+    retry_max: float = 5.0
+    speech_timeout: float = 60.0
+
+
+@dataclass
+class Message:
+    t: float
+    text: str
+    kind: str = "info"  # info | quarto | flag | coach
+
+
+@dataclass
+class ViewState:
+    """What the window draws (besides the frame): all in image pixels."""
+
+    t: float = 0.0
+    reading: object = None
+    centers: np.ndarray | None = None
+    board: list = field(default_factory=lambda: [None] * 16)
+    last_cell: int | None = None
+    winning: list[list[int]] = field(default_factory=list)
+    flagged_cells: list[int] = field(default_factory=list)
+    coach_place: int | None = None
+    coach_give: int | None = None
+    coach_poison: list[int] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
+    status: str = ""
+    edit: str | None = None  # keys typed so far in correct mode, e.g. "b"
+    variant: str = "classic"
+    grace: float = 3.0
+    coach: bool = False
+    over: bool = False
+
+
+class Watcher:
+    def __init__(self, source, step, speaker, log: EventLog, options: WatchOptions | None = None,
+                 clock: Clock | None = None, game: WatchedGame | None = None, window=None, coach=None,
+                 out=None):
+        self.source = source
+        self.step = step
+        self.speaker = speaker
+        self.log = log
+        self.opt = options or WatchOptions()
+        self.clock = clock or WallClock()
+        self.window = window
+        self.coach = coach
+        self.out = out or (lambda s: print(s, flush=True))
+        self.phrases = Phrases(self.opt.language)
+        self.resuming = game is not None
+        self.game = game or WatchedGame(variant=self.opt.variant)
+        if self.resuming:
+            self.opt.variant = self.game.variant
+        self.tracker = Tracker(TrackerSettings(settle=self.opt.settle),
+                               board=self.game.board() if self.resuming else None)
+        self.referee = Referee(self.opt.variant, self.opt.grace, cells=self.game.board())
+        if self.game.ended:
+            self.referee.over = True
+        self.view = ViewState(variant=str(self.opt.variant), grace=self.opt.grace, coach=self.opt.coach,
+                              board=self.game.board())
+        self.t = 0.0
+        self.quit = False
+        self.frames = 0
+        self._coach_turn = None
+
+    # --- output -----------------------------------------------------------------
+    def _say(self, t: float, text: str, kind: str = "info") -> None:
+        self.out(f"{t:8.2f}s  {text}")
+        self.speaker.say(text)
+        self.view.messages.append(Message(t, text, kind))
+        del self.view.messages[:-6]
+
+    def _note(self, t: float, text: str) -> None:
+        """Shown and printed, not spoken."""
+        self.out(f"{t:8.2f}s  {text}")
+        self.view.messages.append(Message(t, text, "info"))
+        del self.view.messages[:-6]
+
+    def _center(self, cell: int):
+        if self.tracker.centers is None:
+            return [0.0, 0.0]
+        return point(self.tracker.centers[cell])
+
+    def _save(self) -> None:
+        if not self.opt.record_path:
+            return
+        try:
+            self.game.save(self.opt.record_path)
+        except OSError as e:
+            self.out(f"WARNING cannot save the game record {self.opt.record_path!r}: {e}")
+            self.opt.record_path = None
+
+    def _position(self) -> str:
+        return Position(self.game.board(), None).board_text()
+
+    # --- the loop ---------------------------------------------------------------
+    def run(self) -> int:
+        self.log.emit(0.0, "started", source=self.source.name, variant=str(self.opt.variant),
+                      grace=self.opt.grace, language=self.opt.language, coach=self.opt.coach,
+                      record=self.opt.record_path, resumed=self.opt.resumed_from)
+        reason = "source ended"
+        wall0 = self.clock.now()
+        try:
+            while not self.quit:
+                try:
+                    frame = self.source.read()
+                except CameraLost as e:
+                    if not self._reconnect(e):
+                        reason = "quit"
+                        break
+                    continue
+                if frame is None:
+                    break
+                if self.opt.pace and not self.source.live:
+                    ahead = frame.t - (self.clock.now() - wall0)
+                    if ahead > 0:
+                        self.clock.sleep(ahead)
+                self.process(frame.t, self.step(frame.image, frame.t), frame.image)
+            else:
+                reason = "quit"
+        except KeyboardInterrupt:
+            reason = "interrupted"
+        self.finish(reason)
+        return 0
+
+    def process(self, t: float, reading, image=None) -> None:
+        """One frame's reading at source time ``t`` (the loop's body; tests call it)."""
+        self.t = t
+        self.frames += 1
+        for ev in self.tracker.update(t, reading):
+            self._on_track(ev, t)
+        for r in self.referee.tick(t):
+            self._on_ruling(r)
+        if self.coach is not None:
+            for advice in self.coach.poll():
+                self._on_advice(advice)
+        self.view.t = t
+        self.view.reading = reading
+        self.view.centers = self.tracker.centers
+        self.view.board = self.game.board()
+        self.view.flagged_cells = sorted({c for i in self.tracker.issues for c in i.cells})
+        self.view.over = self.referee.over
+        if not reading.found:
+            self.view.status = f"no board: {reading.reason}" if reading.reason else "no board in view"
+        elif not reading.clear:
+            self.view.status = reading.reason or "hand over the board"
+        else:
+            self.view.status = ""
+        if self.window is not None and image is not None:
+            for action in self.window.show(image, self.view):
+                self.act(action)
+
+    def finish(self, reason: str) -> None:
+        for r in self.referee.finish(self.t):
+            self._on_ruling(r)
+        result = "unfinished"
+        if self.referee.result is not None:
+            result = "won" if self.referee.result.kind == "claimed" else "draw"
+        self.log.emit(self.t, "ended", reason=reason, result=result, position=self._position(),
+                      placements=len(self.game.placements), record=self.opt.record_path)
+        self._save()
+        if self.coach is not None:
+            self.coach.close()
+        self.speaker.close(self.opt.speech_timeout)
+        if self.window is not None:
+            self.window.close()
+
+    def _reconnect(self, err: Exception) -> bool:
+        """The camera stopped: say so, keep the game, retry with growing waits.
+        Returns False when the user quit meanwhile."""
+        t = self.t
+        self.log.emit(t, "camera_lost", message=str(err))
+        self._say(t, self.phrases.say("camera_lost"), "flag")
+        self.tracker.update(t, _NotFound("camera lost"))
+        wait = self.opt.retry_first
+        tries = 0
+        while True:
+            self.clock.sleep(wait)
+            tries += 1
+            if self.window is not None:
+                for action in self.window.poll():
+                    self.act(action)
+                if self.quit:
+                    return False
+            try:
+                self.source.reopen()
+            except CameraLost:
+                wait = min(wait * 2, self.opt.retry_max)
+                continue
+            self.log.emit(t, "camera_back", tries=tries)
+            self._say(t, self.phrases.say("camera_back"))
+            return True
+
+    # --- the user ---------------------------------------------------------------
+    def act(self, action: tuple) -> None:
+        """A user action: ``("quit",)``, ``("claim",)``, ``("undo",)``,
+        ``("correct", cell, piece_or_None)``, ``("given", piece)`` (coach: the piece
+        handed over)."""
+        kind = action[0]
+        t = self.t
+        if kind == "quit":
+            self.quit = True
+        elif kind == "claim":
+            self.log.emit(t, "claim_key")
+            for r in self.referee.claim(t):
+                self._on_ruling(r)
+        elif kind == "undo":
+            p = self.game.undo()
+            if p is None:
+                self._note(t, "nothing to undo")
+                return
+            self.tracker.remove(p.cell)
+            self.referee.reset(self.game.board())
+            self.view.last_cell = self.game.placements[-1].cell if self.game.placements else None
+            self.view.winning = []
+            self.log.emit(t, "undo", piece=piece_symbol(p.piece), cell_center=self._center(p.cell),
+                          position=self._position())
+            self._note(t, f"undone: {piece_symbol(p.piece)} on {cell_name(p.cell)} (take it off the board too)")
+            self._save()
+        elif kind == "correct":
+            cell, piece = action[1], action[2]
+            try:
+                self.game.set_cell(cell, piece)
+            except PositionError as e:
+                self._note(t, f"cannot correct: {e}")
+                return
+            self.tracker.correct(cell, piece)
+            last = self.game.placements[-1].cell if self.game.placements else None
+            rulings = self.referee.reset(self.game.board(), t, last if last == cell else None)
+            self.view.winning = []
+            self.log.emit(t, "corrected", cell_center=self._center(cell),
+                          piece=None if piece is None else piece_symbol(piece), position=self._position())
+            self._note(t, f"corrected {cell_name(cell)}: {'empty' if piece is None else piece_symbol(piece)}")
+            self._save()
+            for r in rulings:
+                self._on_ruling(r)
+        elif kind == "given":
+            piece = action[1]
+            self.log.emit(t, "given", piece=piece_symbol(piece))
+            if self.coach is not None and not self.referee.over:
+                board = self.game.board()
+                if piece in board:
+                    self._note(t, f"piece {piece_symbol(piece)} is already on the board")
+                    return
+                self._coach_turn = ("place", len(self.game.placements), piece)
+                self.coach.ask(self._coach_turn, Position(board, piece), self.opt.variant)
+
+    # --- tracker ----------------------------------------------------------------
+    def _on_track(self, ev: TrackEvent, now: float) -> None:
+        if ev.kind == "board_found":
+            self._board_found(ev, now)
+        elif ev.kind == "placed":
+            self._placed(ev, now)
+        elif ev.kind == "flagged":
+            for issue in ev.issues:
+                text = self._issue_text(issue)
+                self._say(now, text, "flag")
+                self.log.emit(now, "flagged", kind=issue.kind, cells=[self._center(c) for c in issue.cells],
+                              pieces=[piece_symbol(p) for p in issue.pieces if p is not None], text=text)
+        elif ev.kind == "cleared":
+            self._say(now, self.phrases.say("cleared"))
+            self.log.emit(now, "flag_cleared")
+        elif ev.kind == "hand":
+            if self.game.placements:
+                self.referee.hand_over(now)
+        elif ev.kind == "lost":
+            self.log.emit(now, "board_lost", reason=ev.reason)
+        elif ev.kind == "found":
+            self.log.emit(now, "board_back")
+        elif ev.kind == "moved_board":
+            self.log.emit(now, "board_moved", cell_centers=[self._center(c) for c in range(16)])
+            self._note(now, "the board was moved; cells matched again")
+
+    def _board_found(self, ev: TrackEvent, now: float) -> None:
+        seen = list(ev.board)
+        if self.resuming:
+            extra = [c for c in ev.mismatch if self.game.board()[c] is None and seen[c] is not None]
+            if len(ev.mismatch) > 1 or len(extra) != len(ev.mismatch):
+                raise ResumeMismatch(self._mismatch_text(seen, ev.mismatch))
+        elif any(p is not None for p in seen):
+            try:
+                Position.parse(Position(seen, None).board_text() + " -", self.opt.variant, allow_won=True)
+            except PositionError as e:
+                raise ResumeMismatch(f"the board in view cannot start a game: {e}") from None
+            self.game.start = seen
+            self.referee.cells = list(seen)
+            self._note(now, f"started from the board as it stands: {Position(seen, None).board_text()}")
+        self.log.emit(now, "board_found", cell_centers=[self._center(c) for c in range(16)],
+                      position=self._position())
+        self._save()
+        self._ask_give(now)
+
+    def _mismatch_text(self, seen, cells) -> str:
+        want = self.game.board()
+        parts = []
+        for c in cells[:4]:
+            w = "empty" if want[c] is None else piece_symbol(want[c])
+            s = "empty" if seen[c] is None else piece_symbol(seen[c])
+            parts.append(f"{cell_name(c)} should be {w} but the camera sees {s}")
+        where = self.opt.resumed_from or "the record"
+        return (f"the board in view does not agree with {where!r}: " + "; ".join(parts) +
+                f" (record: {Position(want, None).board_text()}, seen: {Position(list(seen), None).board_text()})")
+
+    def _placed(self, ev: TrackEvent, now: float) -> None:
+        cell, piece = ev.cell, ev.piece
+        fields = dict(piece=piece_symbol(piece), cell_center=self._center(cell), cell=cell_name(cell))
+        if self.referee.over:
+            self.log.emit(ev.t, "placed", **fields, counted=False)
+            self._note(now, f"{piece_symbol(piece)} placed after the game ended: not counted")
+            return
+        self.game.place(cell, piece, ev.t)
+        self._save()
+        self.view.last_cell = cell
+        self.view.winning = []
+        self.view.coach_place = None
+        self.log.emit(ev.t, "placed", **fields, position=self._position())
+        self._note(now, f"placed {piece_symbol(piece)} ({piece_words(piece)}) on {cell_name(cell)}")
+        for r in self.referee.placed(now, cell, piece, settled_t=ev.t):
+            self._on_ruling(r)
+        self._ask_give(now)
+
+    def _issue_text(self, issue) -> str:
+        p = self.phrases
+        if issue.kind in ("disappeared", "moved", "duplicate"):
+            return p.say(issue.kind, piece=issue.pieces[0])
+        if issue.kind == "changed":
+            return p.say("changed", old=issue.pieces[0], new=issue.pieces[1])
+        return p.say("two_new")
+
+    # --- referee ----------------------------------------------------------------
+    def _group_fields(self, mask: int, values: int) -> dict:
+        cells = mask_cells(mask)
+        return dict(cells=[self._center(c) for c in cells], attributes=describe_values(values),
+                    line=Phrases("en").place(self._group_key(mask)))
+
+    def _group_key(self, mask: int):
+        centers = self.tracker.centers
+        if centers is None:
+            centers = np.array([[c % 4, 3 - c // 4] for c in range(16)], float)
+        return group_key(mask, centers)
+
+    def _on_ruling(self, r: Ruling) -> None:
+        p = self.phrases
+        if r.kind == "quarto":
+            for mask, values in r.groups:
+                text = p.quarto(self._group_key(mask), values)
+                self._say(r.t, text, "quarto")
+                self.log.emit(r.t, "quarto", **self._group_fields(mask, values), window=r.window, text=text)
+            self.view.winning = [mask_cells(m) for m, _ in r.groups]
+        elif r.kind == "claimed":
+            mask, values = r.groups[0]
+            text = p.claim_ok(self._group_key(mask), values)
+            self._say(r.t, text, "quarto")
+            self.log.emit(r.t, "claim", valid=True, window=r.window, **self._group_fields(mask, values), text=text)
+            self.view.winning = [mask_cells(m) for m, _ in r.groups]
+            self.game.ended = True
+            self._save()
+        elif r.kind == "false_claim":
+            text = p.say("claim_false")
+            self._say(r.t, text, "flag")
+            self.log.emit(r.t, "claim", valid=False, text=text)
+        elif r.kind == "line_lost":
+            text = p.say("line_lost")
+            self._say(r.t, text)
+            for mask, values in r.groups:
+                self.log.emit(r.t, "line_lost", **self._group_fields(mask, values))
+            self.view.winning = []
+        elif r.kind == "draw":
+            text = p.say("draw")
+            self._say(r.t, text)
+            self.log.emit(r.t, "draw", position=self._position())
+            self.game.ended = True
+            self._save()
+
+    # --- coach ------------------------------------------------------------------
+    def _ask_give(self, now: float) -> None:
+        if self.coach is None or self.referee.over:
+            return
+        board = self.game.board()
+        if all(c is not None for c in board):
+            return
+        self._coach_turn = ("give", len(self.game.placements))
+        self.coach.ask(self._coach_turn, Position(board, None), self.opt.variant)
+
+    def _on_advice(self, a) -> None:
+        if a.key != self._coach_turn or a.error:
+            return
+        p = self.phrases
+        t = self.t
+        parts = []
+        if a.key[0] == "give":
+            if a.give is not None:
+                parts.append(p.say("coach_give", piece=a.give))
+            poison = [q for q in a.poison if q != a.give]
+            if a.available and len(a.poison) >= len(a.available):
+                parts.append(p.say("coach_all_poison"))
+            elif poison:
+                parts.append(p.say("coach_poison", pieces=poison[:3]))
+            self.view.coach_give = a.give
+            self.view.coach_place = None
+        else:
+            if a.place is not None and self.tracker.centers is not None:
+                where = p.cell(cell_keys(a.place, self.tracker.centers))
+                parts.append(p.say("coach_place", piece=a.hand, cell=where))
+            self.view.coach_place = a.place
+            self.view.coach_give = a.give
+        if a.value in ("win", "draw", "loss"):
+            parts.append(p.say(f"coach_{a.value}"))
+        self.view.coach_poison = list(a.poison)
+        if parts:
+            text = " ".join(parts)
+            self._say(t, text, "coach")
+            self.log.emit(t, "coach", advice=a.key[0], give=None if a.give is None else piece_symbol(a.give),
+                          place=None if a.place is None else self._center(a.place),
+                          poison=[piece_symbol(q) for q in a.poison], value=a.value, text=text)
+
+
+class _NotFound:
+    """A reading meaning "no frame": breaks the tracker's steady run."""
+
+    found = False
+    clear = False
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+
+def warn(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)

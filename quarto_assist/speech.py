@@ -1,0 +1,171 @@
+"""Speech: a small interface, a pyttsx3 speaker on a worker thread, and a fake.
+
+``Speaker.say(text)`` returns at once; the words are spoken in order on a worker thread
+so the video loop never waits for them. ``close(timeout)`` lets the queue drain (the
+last announcement of a replay is still spoken) and stops the worker.
+"""
+
+from __future__ import annotations
+
+import queue
+import shutil
+import sys
+import threading
+from typing import Protocol
+
+
+class SpeechUnavailable(RuntimeError):
+    """No speech engine here; the message says why (shown once, then text only)."""
+
+
+class Speaker(Protocol):
+    def say(self, text: str) -> None: ...
+
+    def close(self, timeout: float = 30.0) -> None: ...
+
+
+class SilentSpeaker:
+    """Speaks nothing (``--no-speech``, or no speech engine): the app shows the text."""
+
+    def say(self, text: str) -> None:
+        pass
+
+    def close(self, timeout: float = 30.0) -> None:
+        pass
+
+
+class FakeSpeaker:
+    """Records what would have been said, for tests."""
+
+    def __init__(self):
+        self.said: list[str] = []
+        self.closed = False
+
+    def say(self, text: str) -> None:
+        self.said.append(text)
+
+    def close(self, timeout: float = 30.0) -> None:
+        self.closed = True
+
+
+def _pick_voice(engine, language: str, voice: str | None):
+    """The pyttsx3 voice id for ``voice`` (an id or part of a name) or, failing that,
+    the first voice of ``language``."""
+    voices = engine.getProperty("voices") or []
+    if voice:
+        for v in voices:
+            if voice == v.id or voice.lower() in (v.name or "").lower():
+                return v.id
+        raise SpeechUnavailable(f"no speech voice matches {voice!r}")
+
+    def langs(v):
+        out = []
+        for lang in getattr(v, "languages", None) or []:
+            if isinstance(lang, bytes):
+                lang = lang.decode("ascii", "ignore").lstrip("\x05")
+            out.append(str(lang).lower())
+        return out
+
+    for exact in (True, False):
+        for v in voices:
+            for lang in langs(v):
+                if (lang == language) if exact else lang.split("-")[0] == language:
+                    return v.id
+    for v in voices:  # espeak ids look like 'zle/ru'
+        if str(v.id).lower().rsplit("/", 1)[-1] == language:
+            return v.id
+    return None
+
+
+class Pyttsx3Speaker:
+    """Speaks through pyttsx3 (espeak-ng on Linux) on a worker thread.
+
+    Raises :class:`SpeechUnavailable` when there is no engine, no voice for the
+    language, or (Linux) no audio player for the espeak driver to play through.
+    """
+
+    def __init__(self, language: str = "en", voice: str | None = None, rate: int | None = None,
+                 start_timeout: float = 10.0):
+        try:
+            import pyttsx3  # noqa: F401
+        except ImportError as e:
+            raise SpeechUnavailable(f"pyttsx3 is not installed ({e})") from None
+        if sys.platform.startswith("linux") and shutil.which("aplay") is None and shutil.which("paplay") is None:
+            raise SpeechUnavailable("no audio player: pyttsx3 plays speech on Linux with 'aplay' "
+                                    "(install alsa-utils)")
+        self.language, self.voice, self.rate = language, voice, rate
+        self._q: queue.Queue = queue.Queue()
+        self._ready = threading.Event()
+        self._error: str | None = None
+        self._thread = threading.Thread(target=self._work, name="speech", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(start_timeout):
+            raise SpeechUnavailable("the speech engine did not start")
+        if self._error:
+            raise SpeechUnavailable(self._error)
+
+    def _open(self):
+        import pyttsx3
+
+        engine = pyttsx3.init()
+        vid = _pick_voice(engine, self.language, self.voice)
+        if vid is None:
+            raise SpeechUnavailable(f"no speech voice for language {self.language!r}")
+        engine.setProperty("voice", vid)
+        if self.rate:
+            engine.setProperty("rate", int(self.rate))
+        return engine
+
+    def _work(self) -> None:
+        try:
+            engine = self._open()
+        except Exception as e:  # any failure of a third-party engine means: no speech
+            self._error = str(e) or type(e).__name__
+            self._ready.set()
+            return
+        self._ready.set()
+        while True:
+            text = self._q.get()
+            try:
+                if text is None:
+                    return
+                engine.say(text)
+                engine.runAndWait()
+            except Exception as e:
+                print(f"speech failed: {e}", file=sys.stderr)
+            finally:
+                self._q.task_done()
+
+    def say(self, text: str) -> None:
+        self._q.put(text)
+
+    def close(self, timeout: float = 30.0) -> None:
+        self._q.put(None)
+        self._thread.join(timeout)
+
+
+def speak_to_file(text: str, path: str, language: str = "en", voice: str | None = None,
+                  rate: int | None = None) -> None:
+    """Synthesise ``text`` into a WAV file through pyttsx3 (no sound card needed)."""
+    import pyttsx3
+
+    engine = pyttsx3.init()
+    vid = _pick_voice(engine, language, voice)
+    if vid is None:
+        raise SpeechUnavailable(f"no speech voice for language {language!r}")
+    engine.setProperty("voice", vid)
+    if rate:
+        engine.setProperty("rate", int(rate))
+    engine.save_to_file(text, path)
+    engine.runAndWait()
+
+
+def make_speaker(enabled: bool, language: str, voice: str | None, rate: int | None, warn) -> Speaker:
+    """The real speaker, or a silent one after one clear warning through ``warn``."""
+    if not enabled:
+        return SilentSpeaker()
+    try:
+        return Pyttsx3Speaker(language, voice, rate)
+    except SpeechUnavailable as e:
+        warn(f"WARNING no speech: {e}; announcements are shown as text only")
+        return SilentSpeaker()
