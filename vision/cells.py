@@ -38,7 +38,7 @@ def find_blobs(gray: np.ndarray, settings) -> np.ndarray:
         binaries.append(255 - edges)
     found = []
     for b in binaries:
-        contours, _ = cv2.findContours(b, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        contours, _ = cv2.findContours(b, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
         for cnt in contours:
             if len(cnt) < 5:
                 continue

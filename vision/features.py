@@ -157,7 +157,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     lightness = (piece_lab[:, 0] - mid) / contrast
     # sharp vertical edges on the side: second difference across the strip
     side_rows = (heights >= 0.15) & (heights <= 0.5)
-    Lside = strip[:, side_rows, 2:7, 0]  # (16, k, 5) u in [-0.3, 0.3]
+    Lside = strip[:, side_rows][:, :, 2:7, 0]  # (16, k, 5) u in [-0.3, 0.3]
     second = np.abs(Lside[:, :, :-2] - 2 * Lside[:, :, 1:-1] + Lside[:, :, 2:])
     side_edges = np.median(second.max(2), axis=1) / contrast
 

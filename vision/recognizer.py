@@ -187,7 +187,7 @@ def _cell_centres(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray) -> np.n
     pred = apply_homography(H, cell_grid())
     seen = matched >= 0
     out = pred.copy()
-    out[seen] = blobs[matched[seen], :2]
+    out[seen] = blobs[matched[seen], :2] - _perspective_bias(H, matched, blobs)[seen]
     if seen.any():
         offs = out[seen] - pred[seen]
         grid = cell_grid()
@@ -195,6 +195,26 @@ def _cell_centres(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray) -> np.n
             d = np.hypot(*(grid[seen] - grid[i]).T)
             w = 1.0 / (d + 0.05) ** 2
             out[i] = pred[i] + (offs * w[:, None]).sum(0) / w.sum()
+    return out
+
+
+def _perspective_bias(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray) -> np.ndarray:
+    """``(16, 2)``: how far the centre of a cell circle's image (an ellipse) lies from the
+    image of the circle's centre. Under perspective the two differ by up to a few pixels;
+    the blob centre is the former, the cell centre the latter."""
+    out = np.zeros((16, 2))
+    grid = cell_grid()
+    ang = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+    circle = np.stack([np.cos(ang), np.sin(ang)], 1)
+    right = apply_homography(H, grid + [0.25, 0]) - apply_homography(H, grid)
+    down = apply_homography(H, grid + [0, 0.25]) - apply_homography(H, grid)
+    cell_area = np.abs(right[:, 0] * down[:, 1] - right[:, 1] * down[:, 0])
+    for i in np.flatnonzero(matched >= 0):
+        rel = blobs[matched[i], 5] / max(cell_area[i], 1e-6)
+        rho = 0.25 * np.sqrt(rel / np.pi)  # the blob's radius in board units
+        pts = apply_homography(H, grid[i] + rho * circle).astype(np.float32)
+        (ex, ey), _, _ = cv2.fitEllipse(pts)
+        out[i] = (ex, ey) - apply_homography(H, grid[i : i + 1])[0]
     return out
 
 
