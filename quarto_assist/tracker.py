@@ -179,9 +179,9 @@ class Tracker:
                      for t, cs in self._run]
 
     def remove(self, cell: int) -> None:
-        """Undo: take the piece at ``cell`` out of the game board."""
+        """Undo: take the piece at ``cell`` out of the game board. A correction made
+        there stays: the same piece, still standing, is seen as corrected."""
         self.board[cell] = None
-        self.corrections.pop(cell, None)
         self._stable = None
 
     # --- cells ------------------------------------------------------------------

@@ -1,0 +1,205 @@
+"""The watch session end to end with a scripted camera, fake speech and a fake clock:
+what a player hears, what the events file says, what the record holds."""
+
+import json
+
+import pytest
+
+from engine.record import GameRecord
+from quarto_assist.clock import FakeClock
+from quarto_assist.events import EventLog
+from quarto_assist.game import load_game
+from quarto_assist.session import ResumeMismatch, Watcher, WatchOptions
+from quarto_assist.speech import FakeSpeaker
+from quarto_assist.tracker import GRID_PERMS
+from watch_fakes import GRID, Script, ScriptedSource, ScriptedStep, board
+
+# four tall pieces (1, 3, 5, F share only "tall") go into the row nearest the camera
+MOVES = [(12, "1"), (0, "8"), (13, "3"), (2, "6"), (14, "5"), (5, "0"), (15, "F")]
+
+
+def game_script(moves=MOVES, hand=1.0, still=4.0, tail=5.0) -> Script:
+    s = Script(fps=10)
+    cells = [None] * 16
+    s.hold(cells, 1.0)
+    for i, (c, p) in enumerate(moves):
+        s.hand(hand, cells)
+        cells = list(cells)
+        cells[c] = int(p, 16)
+        s.hold(cells, tail if i == len(moves) - 1 else still)
+    return s
+
+
+def watch(script, tmp_path, options=None, game=None, source=None, clock=None, actions=None):
+    speaker = FakeSpeaker()
+    events = tmp_path / f"events{len(list(tmp_path.glob('events*')))}.jsonl"  # the log appends
+    log = EventLog(str(events))
+    opts = options or WatchOptions(record_path=str(tmp_path / "game.txt"))
+    lines = []
+    w = Watcher(source or ScriptedSource(script), ScriptedStep(script), speaker, log, opts,
+                clock=clock or FakeClock(), game=game, out=lines.append)
+    if actions:  # (t, action): act when the loop reaches t
+        orig = w.process
+
+        def process(t, reading, image=None):
+            orig(t, reading, image)
+            while actions and actions[0][0] <= t + 1e-9:
+                w.act(actions.pop(0)[1])
+
+        w.process = process
+    w.run()
+    log.close()
+    evs = [json.loads(ln) for ln in events.read_text().splitlines()]
+    return w, speaker, evs, lines
+
+
+def of(evs, kind):
+    return [e for e in evs if e["event"] == kind]
+
+
+def test_a_missed_quarto_is_announced_aloud_after_the_grace_period(tmp_path):
+    s = game_script()
+    w, speaker, evs, _ = watch(s, tmp_path)
+    placed = of(evs, "placed")
+    assert [e["piece"] for e in placed] == ["1", "8", "3", "6", "5", "0", "F"]
+    last = placed[-1]
+    assert last["cell_center"] == list(GRID[15])
+    (q,) = of(evs, "quarto")
+    assert q["attributes"] == ["tall"]
+    assert sorted(map(tuple, q["cells"])) == sorted(tuple(GRID[c]) for c in (12, 13, 14, 15))
+    assert last["t"] <= q["t"] <= last["t"] + 3.0 + 0.5
+    assert "Quarto! The row nearest the camera: all tall." in speaker.said
+    assert speaker.closed
+
+
+def test_events_file_has_one_json_object_per_line_with_the_interface_keys(tmp_path):
+    _, _, evs, _ = watch(game_script(), tmp_path)
+    for e in evs:
+        assert isinstance(e["t"], (int, float)) and isinstance(e["event"], str)
+    for e in of(evs, "placed"):
+        assert set(e) >= {"t", "event", "piece", "cell_center"}
+        assert len(e["piece"]) == 1 and e["piece"] in "0123456789ABCDEF"
+        assert len(e["cell_center"]) == 2
+    for e in of(evs, "quarto"):
+        assert len(e["cells"]) == 4 and all(len(c) == 2 for c in e["cells"])
+    assert evs[0]["event"] == "started" and evs[-1]["event"] == "ended"
+
+
+def test_a_claim_in_time_means_no_announcement(tmp_path):
+    s = game_script()
+    settle_last = s.t - 5.0 + 0.0  # the last piece appears when the tail begins
+    w, speaker, evs, _ = watch(s, tmp_path, actions=[(settle_last + 1.5, ("claim",))])
+    assert of(evs, "quarto") == []
+    (claim,) = of(evs, "claim")
+    assert claim["valid"] and claim["window"] == "placer"
+    assert any(t.startswith("Quarto claimed!") for t in speaker.said)
+    assert of(evs, "ended")[0]["result"] == "won"
+    rec = load_game(str(tmp_path / "game.txt"))
+    assert rec.ended and len(rec.placements) == 7
+
+
+def test_grace_zero_announces_as_soon_as_the_piece_has_settled(tmp_path):
+    s = game_script()
+    opts = WatchOptions(grace=0.0, record_path=str(tmp_path / "g.txt"))
+    _, _, evs, _ = watch(s, tmp_path, options=opts)
+    (q,) = of(evs, "quarto")
+    assert q["t"] - of(evs, "placed")[-1]["t"] <= 0.5
+
+
+def test_when_play_goes_on_the_unclaimed_line_loses_its_value(tmp_path):
+    moves = MOVES + [(6, "2")]
+    _, speaker, evs, _ = watch(game_script(moves), tmp_path)
+    assert len(of(evs, "quarto")) == 1 and len(of(evs, "line_lost")) == 1
+    assert of(evs, "line_lost")[0]["t"] >= of(evs, "quarto")[0]["t"]
+    assert "Play went on: that Quarto no longer counts." in speaker.said
+    rec = load_game(str(tmp_path / "game.txt"))
+    assert len(rec.placements) == 8  # the game goes on, and is recorded
+
+
+def test_source_end_still_makes_the_pending_announcement(tmp_path):
+    s = game_script(tail=1.0)  # the video stops 1 s after the last piece, grace is 3 s
+    _, speaker, evs, _ = watch(s, tmp_path)
+    (q,) = of(evs, "quarto")
+    assert q["t"] == pytest.approx(s.t - 0.1)
+    assert any(t.startswith("Quarto!") for t in speaker.said)
+
+
+def test_flagged_cases_are_spoken_and_do_not_corrupt_the_game(tmp_path):
+    s = Script()
+    s.hold("..../..../..../....", 1).hand(1).hold("..../..../..../1...", 2)
+    s.hand(1).hold("..../..../..../.1..", 2)  # moved
+    s.hand(1).hold("..../..../..../1...", 2)  # back: in order again
+    s.hand(1).hold("..../..../..../1.23", 2)  # two new at once
+    s.hand(1).hold("..../..../..../1.2.", 2)  # one taken away again: 2 is a placement now
+    _, speaker, evs, _ = watch(s, tmp_path)
+    assert [f["kind"] for f in of(evs, "flagged")] == ["moved", "two_new"]
+    assert [e["piece"] for e in of(evs, "placed")] == ["1", "2"]
+    assert any("has moved" in t for t in speaker.said)
+    assert any("Two new pieces at once" in t for t in speaker.said)
+    rec = load_game(str(tmp_path / "game.txt"))
+    assert rec.board() == board("..../..../..../1.2.")
+
+
+def test_the_record_is_saved_after_every_move_and_resume_continues(tmp_path):
+    first = game_script(MOVES[:3])
+    watch(first, tmp_path)
+    path = tmp_path / "game.txt"
+    text = path.read_text()
+    assert GameRecord.from_text(text).position().board_text() == "8.../..../..../1..."  # moves known so far
+    game = load_game(str(path))
+    assert game.board() == board("8.../..../..../13..")
+    # the camera now numbers the grid the other way round; the rest of the game follows
+    s = Script()
+    cells = game.board()
+    s.hold(cells, 1.0, perm=GRID_PERMS[2])
+    for c, p in MOVES[3:]:
+        s.hand(1.0, cells)
+        cells = list(cells)
+        cells[c] = int(p, 16)
+        s.hold(cells, 4.0, perm=GRID_PERMS[2])
+    opts = WatchOptions(record_path=str(path), resumed_from=str(path))
+    _, speaker, evs, _ = watch(s, tmp_path, options=opts, game=game)
+    assert [e["piece"] for e in of(evs, "placed")] == ["6", "5", "0", "F"]
+    assert len(of(evs, "quarto")) == 1
+    assert load_game(str(path)).board() == cells
+
+
+def test_resume_with_a_board_that_disagrees_says_so(tmp_path):
+    watch(game_script(MOVES[:3]), tmp_path)
+    game = load_game(str(tmp_path / "game.txt"))
+    s = Script().hold("..../..../..../1...", 2)
+    opts = WatchOptions(record_path=str(tmp_path / "game.txt"), resumed_from="game.txt")
+    with pytest.raises(ResumeMismatch, match="does not agree with 'game.txt'"):
+        watch(s, tmp_path, options=opts, game=game)
+
+
+def test_a_camera_that_disconnects_is_retried_with_backoff_and_the_game_goes_on(tmp_path):
+    s = game_script()
+    src = ScriptedSource(s, live=True, losses={40: 3})
+    clock = FakeClock()
+    _, speaker, evs, _ = watch(s, tmp_path, source=src, clock=clock)
+    assert of(evs, "camera_lost") and of(evs, "camera_back")[0]["tries"] == 4
+    assert clock.sleeps == [0.5, 1.0, 2.0, 4.0]
+    assert "The camera is lost. Trying again." in speaker.said
+    assert len(of(evs, "placed")) == 7 and len(of(evs, "quarto")) == 1
+
+
+def test_undo_and_correct_from_the_keys(tmp_path):
+    s = Script().hold("..../..../..../....", 1).hand(1).hold("..../..../..../3...", 3)
+    acts = [(3.0, ("correct", 12, 7)), (3.5, ("undo",))]
+    w, _, evs, _ = watch(s, tmp_path, actions=acts)
+    assert of(evs, "corrected")[0]["piece"] == "7"
+    assert of(evs, "undo")[0]["piece"] == "7"
+    # the piece was not taken off the board: it is seen again, as corrected, and placed again
+    assert [e["piece"] for e in of(evs, "placed")] == ["3", "7"]
+    assert w.game.board()[12] == 7 and of(evs, "flagged") == []
+
+
+def test_announcements_in_other_languages(tmp_path):
+    expected = {"ru": "Кварто! Ближний к камере ряд: все высокие.",
+                "hu": "Quarto! A kamerához legközelebbi sor: mind a négy magas.",
+                "lv": "Kvarto! Kamerai tuvākā rinda: visas augstas."}
+    for lang, sentence in expected.items():
+        opts = WatchOptions(language=lang, record_path=str(tmp_path / f"{lang}.txt"))
+        _, speaker, evs, _ = watch(game_script(), tmp_path, options=opts)
+        assert sentence in speaker.said

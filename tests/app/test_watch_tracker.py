@@ -1,0 +1,109 @@
+"""The tracker takes only steady, unobstructed boards, one new piece at a time, and
+flags everything else without touching the game board."""
+
+import numpy as np
+
+from quarto_assist.tracker import GRID_PERMS, Tracker, TrackerSettings
+from watch_fakes import GRID, Script, board, reading
+
+
+def run(script: Script, tracker: Tracker | None = None):
+    tr = tracker or Tracker(TrackerSettings(settle=0.4))
+    events = []
+    for i, r in enumerate(script.readings):
+        events += tr.update(i / script.fps, r)
+    return tr, events
+
+
+def kinds(events):
+    return [e.kind for e in events]
+
+
+def test_a_placement_counts_once_the_hand_has_gone_and_the_piece_stands_still():
+    s = Script().hold("..../..../..../....", 1).hand(1.5).hold("..../..../..../.A..", 2)
+    tr, ev = run(s)
+    assert kinds(ev) == ["board_found", "hand", "placed"]
+    placed = ev[-1]
+    assert (placed.cell, placed.piece) == (13, 0xA)
+    assert placed.t == 2.5  # first seen in the clear view, not when accepted
+    assert tr.board[13] == 0xA
+
+
+def test_hands_coming_and_going_change_nothing_and_a_short_view_is_not_enough():
+    s = Script().hold("..../..../..../....", 1)
+    for _ in range(5):  # a piece glimpsed for 0.2 s between hand movements
+        s.hand(0.3).hold("..../..../..../A...", 0.2)
+    tr, ev = run(s)
+    assert "placed" not in kinds(ev)
+    assert tr.board == [None] * 16
+
+
+def test_noise_in_a_few_frames_does_not_stop_a_placement():
+    s = Script().hold("..../..../..../....", 1).hand(1)
+    for k in range(10):  # every fifth frame misreads the new piece
+        s.hold("..../..../..../3..." if k % 5 else "..../..../..../2...", 0.1)
+    tr, ev = run(s)
+    assert [(e.cell, e.piece) for e in ev if e.kind == "placed"] == [(12, 3)]
+
+
+def test_a_piece_that_disappears_is_flagged_and_kept_then_cleared_when_back():
+    s = Script().hold("A.../..../..../....", 1).hand(1).hold("..../..../..../....", 1)
+    s.hand(1).hold("A.../..../..../....", 1)
+    tr, ev = run(s)
+    flagged = [e for e in ev if e.kind == "flagged"]
+    assert len(flagged) == 1 and flagged[0].issues[0].kind == "disappeared"
+    assert flagged[0].issues[0].pieces == (0xA,)
+    assert tr.board[0] == 0xA  # the game board is untouched
+    assert kinds(ev)[-1] == "cleared"
+
+
+def test_a_moved_piece_two_new_pieces_a_duplicate_and_a_changed_piece_are_flagged():
+    cases = {
+        "moved": "..../.A../..../....",
+        "two_new": "A.../..../..../..12",
+        "duplicate": "A.../..../..../...A",
+        "changed": "B.../..../..../....",
+    }
+    for kind, after in cases.items():
+        s = Script().hold("A.../..../..../....", 1).hand(1).hold(after, 1)
+        tr, ev = run(s)
+        flagged = [e for e in ev if e.kind == "flagged"]
+        assert [i.kind for i in flagged[0].issues] == [kind], kind
+        assert tr.board == board("A.../..../..../...."), kind
+        assert "placed" not in kinds(ev)
+
+
+def test_cells_are_matched_by_centre_when_vision_numbers_its_grid_otherwise():
+    rotated = GRID_PERMS[1]
+    s = Script().hold("..../..../..../....", 1).hand(1)
+    s.hold(board("..../..../..../.A.."), 1, perm=rotated)
+    tr, ev = run(s)
+    assert [(e.cell, e.piece) for e in ev if e.kind == "placed"] == [(13, 0xA)]
+    assert np.allclose(tr.centers[13], GRID[13])
+
+
+def test_a_moved_board_is_matched_again_by_its_pieces():
+    s = Script().hold("AB../..../..../....", 1).hand(1)
+    shifted = GRID + np.array([180.0, 60.0])  # pushed aside by more than a cell
+    s.hold(board("AB../..../..../..C."), 1.5, centers=shifted)
+    tr, ev = run(s)
+    assert "moved_board" in kinds(ev)
+    assert [(e.cell, e.piece) for e in ev if e.kind == "placed"] == [(14, 0xC)]
+
+
+def test_a_correction_is_remembered_for_that_cell():
+    s = Script().hold("..../..../..../....", 1).hand(1).hold("..../..../..../3...", 1)
+    tr, ev = run(s)
+    tr.correct(12, 7)  # the user says it is piece 7, vision keeps reading 3
+    s2 = Script().hold("..../..../..../3...", 1)
+    _, ev2 = run(s2, tr)
+    assert tr.board[12] == 7 and "flagged" not in kinds(ev2)
+
+
+def test_resume_picks_the_grid_turn_that_agrees_with_the_record():
+    expected = board("A..B/..../..../....")
+    tr = Tracker(TrackerSettings(settle=0.4), board=expected)
+    seen = Script().hold(expected, 1, perm=GRID_PERMS[2])
+    _, ev = run(seen, tr)
+    assert ev[0].kind == "board_found" and ev[0].mismatch == []
+    assert np.allclose(tr.centers[0], GRID[0])
