@@ -200,7 +200,10 @@ class VisionSettings:
 
                 models = dict(_default_attribute_models())
                 for name, model in value.items():
-                    AttributeModel.from_dict(model, name=name)  # validates
+                    try:
+                        AttributeModel.from_dict(model, name=name)  # validates
+                    except ValueError as e:
+                        raise SettingsError(str(e)) from None
                     models[name] = model
                 kwargs[key] = models
                 continue

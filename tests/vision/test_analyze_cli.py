@@ -1,0 +1,95 @@
+"""``quarto-assist analyze`` and ``evaluate`` as a user calls them."""
+
+import json
+import os
+
+import cv2
+import numpy as np
+import pytest
+
+from quarto_assist.cli import main
+from tests.vision.synthetic import drawn_board
+
+
+@pytest.fixture
+def board_png(tmp_path):
+    img, _ = drawn_board("rings", tilt=0.3, seed=7)
+    p = tmp_path / "board.png"
+    cv2.imwrite(str(p), img)
+    return p
+
+
+def test_analyze_json_shape(board_png, capsys, tmp_path):
+    overlay = tmp_path / "over.png"
+    assert main(["analyze", str(board_png), "--json", "--overlay", str(overlay)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["board_found"] is True
+    assert len(out["cells"]) == 16 and len(out["cell_centers"]) == 16
+    for c in out["cells"]:
+        assert c is None or set(c) == {"tall", "dark", "square", "hollow"}
+    rows, hand = out["position"].split(" ")
+    assert hand == "-" and len(rows.split("/")) == 4
+    assert isinstance(out["seconds"], float)
+    assert cv2.imread(str(overlay)).shape == (720, 1280, 3)
+
+
+def test_no_board_gives_reason_and_exit_3(tmp_path, capsys):
+    p = tmp_path / "wall.png"
+    cv2.imwrite(str(p), np.full((480, 640, 3), 200, np.uint8))
+    assert main(["analyze", str(p), "--json"]) == 3
+    assert json.loads(capsys.readouterr().out) == {"board_found": False, "reason": "no board in view"}
+
+
+def test_human_text_names_rows(board_png, capsys):
+    assert main(["analyze", str(board_png)]) == 0
+    out = capsys.readouterr().out
+    assert "board found" in out and "row 1:" in out and "position:" in out
+
+
+@pytest.mark.parametrize("kind", ["truncated", "text", "empty", "missing", "tiny"])
+def test_bad_files_give_one_line_and_exit_2(kind, board_png, tmp_path, capsys):
+    p = tmp_path / "bad.jpg"
+    if kind == "truncated":
+        img, _ = drawn_board("rings", seed=8)
+        data = cv2.imencode(".jpg", img)[1].tobytes()
+        p.write_bytes(data[: len(data) // 2])
+    elif kind == "text":
+        p.write_text("not an image")
+    elif kind == "empty":
+        p.write_bytes(b"")
+    elif kind == "tiny":
+        cv2.imwrite(str(p), np.zeros((20, 30, 3), np.uint8))
+    rc = main(["analyze", str(p), "--json"])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2
+    assert err.startswith("ERROR ") and "\n" not in err and str(p) in err
+
+
+def test_grey_and_alpha_png_files(tmp_path, capsys):
+    img, _ = drawn_board("rings", seed=9)
+    for name, data in [("grey.png", cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)),
+                       ("alpha.png", cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)),
+                       ("deep.png", img.astype(np.uint16) * 257)]:
+        p = tmp_path / name
+        cv2.imwrite(str(p), data)
+        assert main(["analyze", str(p), "--json"]) == 0, name
+        assert json.loads(capsys.readouterr().out)["board_found"]
+
+
+def test_evaluate_writes_rows_and_summary(tmp_path, capsys):
+    folder = tmp_path / "set"
+    folder.mkdir()
+    img, centres = drawn_board("rings", tilt=0.2, seed=10)
+    cv2.imwrite(str(folder / "0000.png"), img)
+    truth = {"image": "0000.png", "width": 1280, "height": 720, "board_found_expected": True,
+             "cell_centers": centres.tolist(), "cells": [None] * 16, "hidden": [False] * 16}
+    (folder / "0000.json").write_text(json.dumps(truth))
+    cv2.imwrite(str(folder / "0001.png"), np.full((720, 1280, 3), 120, np.uint8))
+    (folder / "0001.json").write_text(json.dumps({"image": "0001.png", "board_found_expected": False,
+                                                  "cell_centers": [], "cells": []}))
+    out_csv = tmp_path / "rows.csv"
+    assert main(["evaluate", str(folder), "--csv", str(out_csv), "--json", "--quiet"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["board_found_pct"] == 100.0 and s["false_positives"] == 0
+    assert s["cell_error_mean_px"] < 2.0
+    assert len(out_csv.read_text().strip().splitlines()) == 3
