@@ -9,6 +9,8 @@ piece digit ``0``-``F`` or ``.`` for empty; ``g`` then a digit: the piece handed
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from engine.pieces import parse_piece
@@ -82,11 +84,23 @@ class KeyInterpreter:
         return []
 
 
+def _qt_fonts() -> None:
+    """OpenCV's Qt build ships no fonts; point Qt at the system's so it does not
+    complain on every window (the overlay draws its own text anyway)."""
+    if os.path.isdir(os.environ.get("QT_QPA_FONTDIR", "")):
+        return  # (the OpenCV wheel sets it to a folder it does not ship)
+    for d in ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype", "/usr/share/fonts"):
+        if os.path.isdir(d):
+            os.environ["QT_QPA_FONTDIR"] = d
+            return
+
+
 class Window:
     """A highgui window. ``show(image, view)`` draws, shows and returns the actions of
     the keys pressed meanwhile; ``poll()`` only reads keys."""
 
     def __init__(self, title: str = "quarto-assist watch", delay_ms: int = 1):
+        _qt_fonts()
         import cv2
 
         self.cv2 = cv2
@@ -95,8 +109,9 @@ class Window:
         self.keys = KeyInterpreter()
         self.last_image: np.ndarray | None = None
         self._view = None
+        self._sized = False
         try:
-            cv2.namedWindow(title, cv2.WINDOW_NORMAL)
+            cv2.namedWindow(title, cv2.WINDOW_NORMAL | cv2.WINDOW_KEEPRATIO | cv2.WINDOW_GUI_NORMAL)
         except cv2.error as e:
             raise OSError(f"cannot open a window ({e.msg.strip() if hasattr(e, 'msg') else e}); "
                           "use --no-window for headless use") from None
@@ -112,6 +127,11 @@ class Window:
         view.edit = self.keys.edit_text
         self._view = view
         self.last_image = overlay.draw(image, view)
+        if not self._sized:  # first frame: open at the frame's size (at most 1280 wide)
+            h, w = self.last_image.shape[:2]
+            f = min(1.0, 1280.0 / w)
+            self.cv2.resizeWindow(self.title, int(w * f), int(h * f))
+            self._sized = True
         self.cv2.imshow(self.title, self.last_image)
         return self.poll()
 
