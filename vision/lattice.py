@@ -31,7 +31,7 @@ class LatticeFit:
                  happened to produce (see ``orient``).
     ``matched``  (16,) int: index of the blob seen at each cell, -1 when none.
     ``inside``   number of cells with a blob; ``outside`` blobs on the lattice just
-                 outside the 4x4 window; ``rms`` residual of matched blobs, in pitches.
+                 outside the 4x4 window; ``rms`` residual of matched blobs, in pitches; ``pitch`` median pitch in pixels.
     """
 
     H: np.ndarray
@@ -39,6 +39,7 @@ class LatticeFit:
     inside: int
     outside: int
     rms: float
+    pitch: float = 0.0
 
     @property
     def score(self) -> float:
@@ -117,12 +118,14 @@ def _best_window(idx: np.ndarray, ids: np.ndarray):
     return best
 
 
-def fit_lattice(blobs: np.ndarray, settings) -> LatticeFit | None:
+def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None = None) -> LatticeFit | None:
     """Find the best 4x4 lattice among ``blobs`` (``(N, 6)`` from ``vision.cells``).
 
-    ``settings``: ``LatticeSettings``. Returns ``None`` when no lattice has at least
-    ``min_cells`` matched cells.
+    ``settings``: ``LatticeSettings``; ``image_size`` ``(w, h)`` lets lattices too small
+    to be a board in view (``min_pitch_fraction``) be skipped. Returns ``None`` when no
+    lattice has at least ``min_cells`` matched cells.
     """
+    min_pitch = settings.min_pitch_fraction * min(image_size) if image_size else 0.0
     n = len(blobs)
     if n < 3:
         return None
@@ -159,7 +162,7 @@ def fit_lattice(blobs: np.ndarray, settings) -> LatticeFit | None:
                     continue
                 tried.add(key)
                 fit = _window_fit(idx, ids, blobs, settings)
-                if fit is None:
+                if fit is None or fit.pitch < min_pitch:
                     continue
                 if best is None or fit.score > best.score:
                     best = fit
@@ -190,7 +193,8 @@ def _window_fit(idx, ids, blobs, settings) -> LatticeFit | None:
     matched = -np.ones(16, int)
     cells = (win_idx[:, 1] * 4 + win_idx[:, 0]).astype(int)
     matched[cells] = ids[inside]
-    return LatticeFit(H=H, matched=matched, inside=int(inside_n), outside=int(-neg_ring), rms=rms)
+    return LatticeFit(H=H, matched=matched, inside=int(inside_n), outside=int(-neg_ring), rms=rms,
+                      pitch=float(np.median(pitch)))
 
 
 #: the 8 symmetries of the square as maps of board coordinates

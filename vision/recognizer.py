@@ -60,7 +60,7 @@ class Recognizer:
             return _failed(TOO_DARK, timings, bgr)
         blobs = find_blobs(gray, st.cells)
         t = _lap(timings, "cells", t)
-        fit = fit_lattice(blobs, st.lattice)
+        fit = fit_lattice(blobs, st.lattice, (gray.shape[1], gray.shape[0]))
         t = _lap(timings, "lattice", t)
         if fit is None or fit.rms > st.lattice.max_rms_pitch or fit.outside > st.lattice.max_outside:
             return _failed(NO_BOARD, timings, bgr)
@@ -69,6 +69,8 @@ class Recognizer:
         centres_work = _cell_centres(H_work, matched, blobs)
         h, w = gray.shape
         pitch = _pitch_px(H_work)
+        if np.median(pitch) < st.lattice.min_pitch_fraction * min(h, w):
+            return _failed(NO_BOARD, timings, bgr)
         m = st.lattice.inside_margin_pitch * pitch
         if np.any(centres_work[:, 0] - m < 0) or np.any(centres_work[:, 1] - m < 0) or \
                 np.any(centres_work[:, 0] + m > w - 1) or np.any(centres_work[:, 1] + m > h - 1):

@@ -99,6 +99,9 @@ class LatticeSettings:
     #: a cell's full circle (centre +- this many pitches) must lie inside the image,
     #: otherwise the board is "cut off at the image edge"
     inside_margin_pitch: float = 0.45
+    #: the board's pitch (median, pixels) at least this fraction of the image's shorter
+    #: side: a lattice of letters or fabric weave is not a board in view
+    min_pitch_fraction: float = 0.04
     #: RMS residual of matched blobs to the fitted homography, in pitches, at most this
     max_rms_pitch: float = 0.12
 
