@@ -61,6 +61,15 @@ def run(args: argparse.Namespace) -> int:
     result = fit_camera(views, size, args.rows, args.cols, args.square_mm)
     base.camera = result.camera
     base.path = None
+    # Vision receives frames already undistorted (calibration.camera.prepare_frame), whose
+    # camera matrix is K itself: tell it K so it need not guess the focal length, and no
+    # distortion, so nothing is undistorted twice.
+    cam = base.vision.camera
+    cam.camera_matrix = [[float(v) for v in row] for row in result.camera.K]
+    cam.dist_coeffs = None
+    cam.calibration_size = [int(size[0]), int(size[1])]
+    if not base.name or base.name == "built-in default":
+        base.name = "camera calibrated"
     save_profile(base, args.out)
     K = result.camera.K
     print(f"wrote {args.out}: camera {size[0]}x{size[1]}, focal {K[0, 0]:.1f}/{K[1, 1]:.1f} px, "
