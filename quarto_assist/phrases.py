@@ -80,6 +80,7 @@ _TEXT = {
         "coach_poison": "Do not hand over {pieces}: your opponent would win at once.",
         "coach_all_poison": "Every piece left lets your opponent win.",
         "coach_place": "Place {piece} {cell}.",
+        "coach_call": "That makes a Quarto: then call it!",
     },
     "ru": {
         "and": " и ", "list_sep": ", ",
@@ -116,6 +117,7 @@ _TEXT = {
         "coach_poison": "Не отдавайте {pieces}: соперник сразу выиграет.",
         "coach_all_poison": "Любая оставшаяся фигура даёт сопернику победу.",
         "coach_place": "Поставьте {piece} {cell}.",
+        "coach_call": "Это кварто: объявите его!",
     },
     "hu": {
         "and": " és ", "list_sep": ", ",
@@ -153,6 +155,7 @@ _TEXT = {
         "coach_poison": "Ne add át ezeket: {pieces}; az ellenfél azonnal nyerne.",
         "coach_all_poison": "Bármelyik maradék bábuval nyer az ellenfél.",
         "coach_place": "Tedd {piece} {cell}.",
+        "coach_call": "Ez quarto: aztán jelentsd be!",
     },
     "lv": {
         "and": " un ", "list_sep": ", ",
@@ -189,6 +192,7 @@ _TEXT = {
         "coach_poison": "Nedodiet {pieces}: pretinieks uzreiz uzvarētu.",
         "coach_all_poison": "Ar jebkuru atlikušo figūru pretinieks uzvar.",
         "coach_place": "Nolieciet {piece} {cell}.",
+        "coach_call": "Tas ir kvarto: pēc tam piesakiet to!",
     },
 }
 

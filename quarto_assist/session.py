@@ -448,7 +448,9 @@ class Watcher:
                 parts.append(p.say("coach_place", piece=a.hand, cell=where))
             self.view.coach_place = a.place
             self.view.coach_give = a.give
-        if a.value in ("win", "draw", "loss"):
+        if a.key[0] == "place" and a.value == "win" and a.plies == 1:
+            parts.append(p.say("coach_call"))
+        elif a.value in ("win", "draw", "loss"):
             parts.append(p.say(f"coach_{a.value}"))
         self.view.coach_poison = list(a.poison)
         if parts:

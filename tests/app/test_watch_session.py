@@ -203,3 +203,58 @@ def test_announcements_in_other_languages(tmp_path):
         opts = WatchOptions(language=lang, record_path=str(tmp_path / f"{lang}.txt"))
         _, speaker, evs, _ = watch(game_script(), tmp_path, options=opts)
         assert sentence in speaker.said
+
+
+class SyncCoach:
+    """The coach without its thread: answers at once (the real one answers later)."""
+
+    def __init__(self):
+        from quarto_assist.coaching import advise
+
+        self.advise = advise
+        self.answers = []
+        self.asked = []
+
+    def ask(self, key, position, variant):
+        self.asked.append(str(position))
+        self.answers.append(self.advise(position, variant, 0.3, key))
+
+    def poll(self):
+        out, self.answers = self.answers, []
+        return out
+
+    def close(self):
+        pass
+
+
+def test_coach_says_what_to_hand_over_warns_about_poison_and_where_to_place(tmp_path):
+    moves = MOVES[:6]  # 1 3 5 on the near row: any tall piece handed over now loses
+    s = game_script(moves)
+    opts = WatchOptions(coach=True, record_path=str(tmp_path / "c.txt"))
+    coach = SyncCoach()
+    speaker = FakeSpeaker()
+    log = EventLog(str(tmp_path / "coach.jsonl"))
+    w = Watcher(ScriptedSource(s), ScriptedStep(s), speaker, log, opts, clock=FakeClock(), coach=coach,
+                out=[].append)
+    orig = w.process
+
+    def process(t, r, image=None):
+        orig(t, r, image)
+        if abs(t - (s.t - 1.0)) < 1e-6:  # the players say which piece was handed over
+            w.act(("given", 0xF))
+            orig(t, r, image)
+
+    w.process = process
+    w.run()
+    log.close()
+    evs = [json.loads(x) for x in (tmp_path / "coach.jsonl").read_text().splitlines()]
+    gives = [e for e in of(evs, "coach") if e["advice"] == "give"]
+    assert len(gives) == 7  # at the start and after each of the 6 placements
+    last = gives[-1]
+    assert last["give"] in "2479ABCDEF" and last["give"] not in "79BDF"  # a piece still free, not a tall one
+    assert {"7", "9", "B", "D", "F"} <= set(last["poison"])  # tall pieces complete the near row
+    assert any("Do not hand over the" in t and "your opponent would win at once" in t for t in speaker.said)
+    (place,) = [e for e in of(evs, "coach") if e["advice"] == "place"]
+    assert place["place"] == list(GRID[15]) and place["value"] == "win"
+    assert ("Place the tall dark square hollow piece where the row nearest the camera meets "
+            "the column on the right. That makes a Quarto: then call it!") in speaker.said

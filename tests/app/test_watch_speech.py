@@ -1,0 +1,53 @@
+"""Speech: real synthesis once (espeak-ng through pyttsx3, measured with sox), and the
+fallback to text with a single warning."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from quarto_assist.phrases import LANGUAGES, Phrases, _TEXT
+from quarto_assist.speech import SilentSpeaker, SpeechUnavailable, make_speaker, speak_to_file
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None or shutil.which("sox") is None,
+                    reason="needs espeak-ng and sox (apt-get install espeak-ng sox)")
+def test_the_announcement_is_really_spoken_in_each_language(tmp_path):
+    for lang in LANGUAGES:
+        text = Phrases(lang).quarto(("row", 0), 0b10)
+        wav = tmp_path / f"{lang}.wav"
+        speak_to_file(text, str(wav), lang)
+        seconds = float(subprocess.run(["sox", "--i", "-D", str(wav)], capture_output=True, text=True,
+                                       check=True).stdout)
+        assert 1.5 < seconds < 8.0, (lang, seconds)  # a sentence, not silence or a stutter
+
+
+def test_without_a_speech_engine_one_clear_warning_then_text(monkeypatch):
+    import quarto_assist.speech as sp
+
+    def broken(*a, **k):
+        raise SpeechUnavailable("no audio player: pyttsx3 plays speech on Linux with 'aplay'")
+
+    monkeypatch.setattr(sp, "Pyttsx3Speaker", broken)
+    warnings = []
+    s = make_speaker(True, "en", None, None, warnings.append)
+    assert isinstance(s, SilentSpeaker)
+    assert len(warnings) == 1 and warnings[0].startswith("WARNING no speech:") and "text only" in warnings[0]
+    s.say("Quarto!")  # no error, nothing more said
+    assert len(warnings) == 1
+
+
+def test_no_speech_option_is_silent_without_warning():
+    warnings = []
+    assert isinstance(make_speaker(False, "en", None, None, warnings.append), SilentSpeaker)
+    assert warnings == []
+
+
+def test_every_sentence_exists_in_every_language():
+    keys = set(_TEXT["en"])
+    for lang in LANGUAGES:
+        assert set(_TEXT[lang]) == keys, lang
+        p = Phrases(lang)
+        for kind in ("row", "col", "slant_nr", "slant_nl"):
+            assert len({p.place((kind, k)) for k in range(4)}) == 4
+        assert len({p.place(("block", b)) for b in _TEXT[lang]["block_pos"]}) == 9
