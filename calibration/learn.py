@@ -1,0 +1,205 @@
+"""Learning a piece set and its light from photos of all 16 pieces on the board, without labels.
+
+Stages, each a plain function:
+
+1. :func:`examine_photo`: one photo -> a :class:`PhotoCheck` (board reading, per-cell
+   features, or the reason the photo cannot be used: no board, something in the way,
+   fewer than 16 pieces).
+2. :func:`learn_profile`: the usable photos -> a new :class:`~calibration.profile.Profile`
+   whose attribute models were fitted by ``vision.attributes.fit_unsupervised`` (each
+   attribute splits the 16 pieces 8/8 and all 16 are different), checked for
+   consistency (refused when a class does not split 8/8 on a photo or two cells read as
+   the same piece), with warnings naming any class that separates poorly and what photo
+   would help.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .camera import prepare_frame
+from .profile import Profile, _now
+
+ATTRIBUTES = ("tall", "dark", "square", "hollow")
+OPPOSITE = {"tall": "short", "dark": "light", "square": "round", "hollow": "solid"}
+#: what photo helps each class separate (said in warnings and refusals)
+ADVICE = {
+    "tall": "take a photo from lower down (camera tilted 30-50 degrees from straight above) so heights show",
+    "dark": "take a photo in brighter, even light, without coloured lamps or hard shadows",
+    "square": "take a photo from higher up, with the square pieces turned at different angles",
+    "hollow": "take a photo from higher up, with light from above so the cups on top show",
+}
+#: separation (d': distance between the class means in pooled standard deviations) below
+#: which a class is reported as barely separating even when every photo split 8/8: with
+#: the boundary midway, one piece read alone is wrong with probability Phi(-d'/2), 0.13 %
+#: at d' = 6, already a visible error rate over a game's 16 pieces x 4 attributes
+WARN_SEPARATION = 6.0
+#: ... or whose closest pieces of opposite classes on a photo were nearer than this (in
+#: the same pooled standard deviations)
+WARN_GAP = 0.5
+
+
+class CalibrationRefused(ValueError):
+    """The photos do not show 16 distinct pieces on a board; the message says why."""
+
+
+@dataclass
+class PhotoCheck:
+    """One calibration photo after analysis.
+
+    ``frame`` is the image analysis ran on (undistorted when the base profile has a
+    camera model); ``reading`` a ``vision.reading.BoardReading`` in ``frame`` pixels;
+    ``features`` (16, D) per-cell features (``vision.features.cell_features``), ``None``
+    when the photo cannot be used, ``problem`` then says why.
+    """
+
+    path: str
+    frame: np.ndarray
+    reading: object = None
+    features: np.ndarray | None = None
+    problem: str = ""
+    seconds: float = 0.0
+
+    @property
+    def usable(self) -> bool:
+        return not self.problem
+
+
+@dataclass
+class Calibration:
+    """What :func:`learn_profile` found.
+
+    ``profile``     the new profile.
+    ``photos``      the photos it learned from.
+    ``pieces``      per photo, 16 piece ints (cell order of that photo's reading).
+    ``probs``       per photo, (16, 4) probabilities of tall, dark, square, hollow.
+    ``report``      attribute -> separation figures (``vision.attributes.fit_unsupervised``).
+    ``warnings``    what did not separate cleanly, and what photo would help.
+    """
+
+    profile: Profile
+    photos: list[PhotoCheck]
+    pieces: list[list[int]]
+    probs: list[np.ndarray]
+    report: dict
+    warnings: list[str] = field(default_factory=list)
+
+
+def examine_photo(path: str, image: np.ndarray, recognizer, settings, base: Profile | None = None) -> PhotoCheck:
+    """Find the board in ``image`` (H, W, 3) uint8 BGR and read per-cell features.
+
+    A photo is usable when the board is found, nothing covers it and all 16 cells hold
+    a piece. Expected failures come back as ``problem`` text, not exceptions.
+    """
+    from vision.features import cell_features
+
+    t0 = time.perf_counter()
+    frame, _ = prepare_frame(base, image)
+    reading = recognizer.analyze(frame)
+    check = PhotoCheck(path=path, frame=frame, reading=reading)
+    if not reading.found:
+        check.problem = reading.reason or "no board in view"
+    elif np.any(getattr(reading, "obstructed", np.zeros(16, bool))):
+        cells = np.flatnonzero(reading.obstructed).tolist()
+        check.problem = f"something covers the board (cells {_cells_text(cells)}): take the photo without hands in view"
+    else:
+        empty = [i for i, c in enumerate(reading.cells) if c is None]
+        if empty:
+            check.problem = (f"only {16 - len(empty)} of 16 cells hold a piece (cell{'s' if len(empty) > 1 else ''} "
+                             f"{_cells_text(empty)} look{'' if len(empty) > 1 else 's'} empty): "
+                             "calibration needs all 16 pieces standing on the board")
+    if not check.problem:
+        check.features = np.asarray(cell_features(frame, reading, settings), float)
+        if check.features.shape[0] != 16 or not np.all(np.isfinite(check.features)):
+            check.problem = "the pieces could not be measured (features missing)"
+            check.features = None
+    check.seconds = time.perf_counter() - t0
+    return check
+
+
+def _cells_text(cells: list[int]) -> str:
+    return ", ".join(str(c) for c in cells[:6]) + (" ..." if len(cells) > 6 else "")
+
+
+def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Calibration:
+    """Fit the attribute models to the usable ``photos`` and build the new profile.
+
+    ``base`` supplies everything not learned here (board finding, occupancy model,
+    camera). Raises :class:`CalibrationRefused` when a photo is unusable or the learned
+    classes are inconsistent (a class not split 8/8 on a photo, two cells read as the
+    same piece).
+    """
+    from vision.attributes import fit_unsupervised, models_from_dict
+    from vision.assign import assign_pieces
+    from vision.features import FEATURE_NAMES
+
+    if not photos:
+        raise CalibrationRefused("no photos given: calibration needs at least one photo of all 16 pieces on the board")
+    bad = [p for p in photos if not p.usable]
+    if bad:
+        raise CalibrationRefused("; ".join(f"photo '{p.path}' cannot be used: {p.problem}" for p in bad))
+
+    models, report = fit_unsupervised([p.features for p in photos])
+    learned = models_from_dict(models)
+
+    all_probs, all_pieces, problems = [], [], []
+    for photo in photos:
+        probs = np.stack([learned[a].predict_proba(photo.features, FEATURE_NAMES) for a in ATTRIBUTES], axis=1)
+        all_probs.append(probs)
+        hard = probs > 0.5
+        for j, attr in enumerate(ATTRIBUTES):
+            n = int(hard[:, j].sum())
+            if n != 8:
+                problems.append(
+                    f"{attr} vs {OPPOSITE[attr]} do not split 8/8 on '{photo.path}' ({n} pieces look {attr}, "
+                    f"{16 - n} {OPPOSITE[attr]}): are all 16 pieces of one set on the board? If so, "
+                    f"{ADVICE[attr]}, and take every photo in the same light")
+        codes = (hard * (1 << np.arange(4))).sum(1).astype(int)
+        seen: dict[int, int] = {}
+        for cell, code in enumerate(codes.tolist()):
+            if code in seen:
+                other = seen[code]
+                # the attribute nearest its boundary on these two cells is the likely culprit
+                j = int(np.argmin(np.minimum(np.abs(probs[cell] - 0.5), np.abs(probs[other] - 0.5))))
+                attr = ATTRIBUTES[j]
+                problems.append(f"cells {other} and {cell} of '{photo.path}' read as the same piece "
+                                f"({_words(code)}): the board must hold the 16 different pieces of one set; "
+                                f"if it does, {attr} vs {OPPOSITE[attr]} is the least clear: {ADVICE[attr]}")
+                break
+            seen[code] = cell
+        all_pieces.append([int(p) for p in assign_pieces(np.ones(16), probs)])
+    if problems:
+        raise CalibrationRefused(problems[0] + (f" (and {len(problems) - 1} more problem"
+                                                f"{'s' if len(problems) > 2 else ''})" if len(problems) > 1 else ""))
+
+    warnings = []
+    for attr in ATTRIBUTES:
+        r = report.get(attr, {})
+        sep = float(r.get("separation", 0.0))
+        gap = float(r.get("gap", 0.0))
+        if not r.get("clean", False) or sep < WARN_SEPARATION or gap < WARN_GAP:
+            warnings.append(f"{attr} vs {OPPOSITE[attr]} barely separate (separation {sep:.1f}, "
+                            f"margin {gap:.2f}): {ADVICE[attr]}")
+
+    vision = copy.deepcopy(base.vision)
+    merged = dict(vision.attributes)
+    merged.update(models)
+    vision.attributes = merged
+    profile = Profile(
+        vision=vision,
+        camera=base.camera,
+        report={"attributes": report, "warnings": warnings},
+        source_images=[p.path for p in photos],
+        created=_now(),
+        name=name or f"calibrated from {len(photos)} photo{'s' if len(photos) > 1 else ''}",
+    )
+    return Calibration(profile=profile, photos=photos, pieces=all_pieces, probs=all_probs, report=report,
+                       warnings=warnings)
+
+
+def _words(code: int) -> str:
+    return " ".join(a if code >> j & 1 else OPPOSITE[a] for j, a in enumerate(ATTRIBUTES))

@@ -1,0 +1,80 @@
+"""``quarto-assist calibrate IMAGE... --out FILE``: learn a piece set and its light, no labels.
+
+Each photo must show the board with all 16 pieces standing on it, in any arrangement.
+Writes the profile (atomically: on any failure an existing ``--out`` is left as it was)
+and a picture of the pieces as recognised (``--sheet``, default ``FILE`` with ``.png``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import cv2
+
+from calibration.images import expand_inputs, read_image
+from calibration.learn import examine_photo, learn_profile
+from calibration.profile import ProfileError, default_profile, load_profile, save_profile
+from calibration.sheet import render_sheet
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("images", nargs="+", metavar="IMAGE",
+                        help="photos of the board with all 16 pieces on it (or folders of them)")
+    parser.add_argument("--out", required=True, metavar="FILE", help="profile file to write (JSON)")
+    parser.add_argument("--profile", metavar="BASE",
+                        help="start from this profile (e.g. one made by calibrate-camera) instead of the built-in default")
+    parser.add_argument("--sheet", metavar="PNG", help="picture of the learned pieces (default: FILE with .png)")
+    parser.add_argument("--name", default="", help="a name for the profile, e.g. 'beech set, kitchen'")
+
+
+def sheet_path(out: str, sheet: str | None) -> Path:
+    if sheet:
+        return Path(sheet)
+    p = Path(out)
+    return p.with_name(p.name + ".png") if p.suffix.lower() == ".png" else p.with_suffix(".png")
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision import Recognizer
+
+    started = time.perf_counter()
+    out = Path(args.out)
+    sheet = sheet_path(args.out, args.sheet)
+    for target, what in ((out, "profile"), (sheet, "sheet")):
+        if target.is_dir():
+            raise ProfileError(f"cannot write {what} '{target}': it is a directory")
+        if not (target.parent if str(target.parent) else Path(".")).is_dir():
+            raise ProfileError(f"cannot write {what} '{target}': folder '{target.parent}' does not exist")
+    base = load_profile(args.profile) if args.profile else default_profile()
+    recognizer = Recognizer(base.vision)
+    paths = expand_inputs(args.images)
+    photos = []
+    for k, path in enumerate(paths, 1):
+        image = read_image(path)
+        check = examine_photo(path, image, recognizer, base.vision, base)
+        status = "board and 16 pieces found" if check.usable else f"REFUSED: {check.problem}"
+        print(f"[{k}/{len(paths)}] {path}: {status} ({check.seconds:.1f} s)", file=sys.stderr, flush=True)
+        photos.append(check)
+
+    cal = learn_profile(photos, base, name=args.name)
+    picture = render_sheet(cal)
+    ok, png = cv2.imencode(".png", picture)
+    if not ok:
+        raise OSError(f"could not encode the sheet picture for '{sheet}'")
+
+    save_profile(cal.profile, out)
+    tmp = sheet.with_name(f".{sheet.name}.tmp")
+    tmp.write_bytes(png.tobytes())
+    os.replace(tmp, sheet)
+
+    seps = ", ".join(f"{a} {r['separation']:.1f}" for a, r in cal.report.items())
+    print(f"wrote {out} from {len(photos)} photo{'s' if len(photos) > 1 else ''} in "
+          f"{time.perf_counter() - started:.1f} s; separation (d'): {seps}")
+    print(f"wrote {sheet}: check that every piece shows the right attributes")
+    for w in cal.warnings:
+        print(f"WARNING {w}", file=sys.stderr)
+    return 0

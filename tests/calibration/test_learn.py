@@ -1,0 +1,82 @@
+"""Learning from per-cell measurements: consistency checks, refusals and warnings.
+
+The photos here are stand-ins carrying made-up features (no images), so each test says
+exactly what the measurements were; tests on rendered photos are in test_calibrate_cli.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.learn import CalibrationRefused, PhotoCheck, learn_profile
+from calibration.profile import default_profile
+from vision.attributes import PIECE_ATTRIBUTES, PRIMARY_FEATURE
+from vision.features import FEATURE_NAMES
+
+
+def _features(rng, pieces, noise=0.1, spread=None):
+    """(16, D) features in which each attribute's main feature tells its bit."""
+    X = rng.normal(0, 1, (16, len(FEATURE_NAMES)))
+    for j, a in enumerate(PIECE_ATTRIBUTES):
+        feat, sign = PRIMARY_FEATURE[a]
+        bits = np.array([(p >> j) & 1 for p in pieces])
+        X[:, FEATURE_NAMES.index(feat)] = sign * (bits - 0.5) * 2 + rng.normal(0, (spread or {}).get(a, noise), 16)
+    return X
+
+
+def _photo(name, features, problem=""):
+    return PhotoCheck(path=name, frame=np.zeros((8, 8, 3), np.uint8), features=features, problem=problem)
+
+
+def test_sixteen_distinct_pieces_are_learned_without_labels():
+    rng = np.random.default_rng(0)
+    arrangements = [rng.permutation(16) for _ in range(2)]
+    photos = [_photo(f"p{k}.jpg", _features(rng, arr)) for k, arr in enumerate(arrangements)]
+    cal = learn_profile(photos, default_profile())
+    assert cal.pieces == [list(a) for a in arrangements]
+    assert cal.warnings == []
+    assert set(cal.profile.report["attributes"]) == set(PIECE_ATTRIBUTES)
+    assert cal.profile.source_images == ["p0.jpg", "p1.jpg"]
+    # the learned models replace the default's piece models; occupancy stays
+    assert cal.profile.vision.attributes["tall"] != default_profile().vision.attributes["tall"]
+    assert cal.profile.vision.attributes["occupied"] == default_profile().vision.attributes["occupied"]
+
+
+def test_an_unusable_photo_is_refused_by_name():
+    rng = np.random.default_rng(1)
+    photos = [_photo("good.jpg", _features(rng, range(16))), _photo("bad.jpg", None, "no board in view")]
+    with pytest.raises(CalibrationRefused, match="photo 'bad.jpg' cannot be used: no board in view"):
+        learn_profile(photos, default_profile())
+
+
+def test_two_of_each_piece_is_not_a_set():
+    rng = np.random.default_rng(2)
+    # 8 different pieces, each twice (e.g. two sets mixed up): every class still splits
+    # 8/8, but pairs of cells read as the same piece
+    pieces = [p for p in (0, 3, 5, 6, 9, 10, 12, 15) for _ in range(2)]
+    with pytest.raises(CalibrationRefused) as e:
+        learn_profile([_photo("mixed.jpg", _features(rng, pieces))], default_profile())
+    assert "'mixed.jpg'" in str(e.value)
+    assert "read as the same piece" in str(e.value) or "do not split 8/8" in str(e.value)
+
+
+def test_a_class_that_does_not_split_evenly_is_refused_naming_it():
+    rng = np.random.default_rng(3)
+    # 16 different measurements but 12 tall pieces: not one Quarto set
+    X = _features(rng, range(16))
+    j = FEATURE_NAMES.index(PRIMARY_FEATURE["tall"][0])
+    X[:, j] = np.r_[np.full(12, 1.0), np.full(4, -1.0)] + rng.normal(0, 0.05, 16)
+    X2 = _features(rng, rng.permutation(16))
+    with pytest.raises(CalibrationRefused) as e:
+        learn_profile([_photo("a.jpg", X), _photo("b.jpg", X2)], default_profile())
+    assert "tall" in str(e.value)
+
+
+def test_a_class_that_barely_separates_is_warned_about_with_advice():
+    rng = np.random.default_rng(4)
+    photos = [_photo(f"p{k}.jpg", _features(rng, rng.permutation(16), spread={"dark": 0.45})) for k in range(2)]
+    cal = learn_profile(photos, default_profile())
+    assert len(cal.warnings) == 1
+    assert cal.warnings[0].startswith("dark vs light barely separate") and "brighter, even light" in cal.warnings[0]
+    assert cal.profile.report["warnings"] == cal.warnings
