@@ -1,0 +1,85 @@
+"""Follow every rendered game video with truth and score it (quarto_assist.scoring).
+
+    python bench/watch_eval.py [VIDEO_OR_FOLDER ...] [--grace S] [--profile FILE]
+
+Default: samples/*.mp4 and data/renders/**/*.mp4 that have a <name>.json beside them.
+Prints one row per video (placements found / invented, unclaimed Quartos announced and
+their delay after settled + grace, fps) and a total.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+
+def videos(args) -> list[str]:
+    paths = []
+    for a in args or [os.path.join(ROOT, "samples"), os.path.join(ROOT, "data", "renders")]:
+        if os.path.isdir(a):
+            paths += sorted(glob.glob(os.path.join(a, "**", "*.mp4"), recursive=True))
+        elif os.path.isfile(a):
+            paths.append(a)
+    return [p for p in paths if os.path.exists(os.path.splitext(p)[0] + ".json")]
+
+
+def main(argv=None) -> int:
+    from quarto_assist.scoring import read_events, score
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("paths", nargs="*")
+    ap.add_argument("--grace", type=float, default=3.0)
+    ap.add_argument("--profile")
+    ap.add_argument("--verbose", "-v", action="store_true")
+    args = ap.parse_args(argv)
+    vids = videos(args.paths)
+    if not vids:
+        print("no game videos with truth found (samples/*.mp4, data/renders/**/*.mp4)")
+        return 1
+    tot = dict(p=0, f=0, i=0, l=0, a=0, fq=0)
+    delays = []
+    exe = os.path.join(os.path.dirname(sys.executable), "quarto-assist")
+    for v in vids:
+        truth = json.load(open(os.path.splitext(v)[0] + ".json"))
+        with tempfile.TemporaryDirectory() as tmp:
+            ev = os.path.join(tmp, "events.jsonl")
+            cmd = [exe, "watch", v, "--no-window", "--no-speech", "--events", ev, "--grace", str(args.grace),
+                   "--record", os.path.join(tmp, "game.txt")]
+            if args.profile:
+                cmd += ["--profile", args.profile]
+            t0 = time.perf_counter()
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            secs = time.perf_counter() - t0
+            if r.returncode != 0:
+                print(f"{os.path.relpath(v, ROOT)}: watch failed: {r.stderr.strip()[-300:]}")
+                continue
+            s = score(truth, read_events(ev), grace=args.grace)
+        frames = truth.get("frames") or 0
+        fps = f"{frames / secs:6.1f}" if frames else "   ?"
+        dl = " ".join(f"{d:+.2f}" for d in s.delays) or "-"
+        print(f"{os.path.relpath(v, ROOT)}: placements {s.found}/{s.placements} found, {s.invented} invented; "
+              f"unclaimed Quartos {s.announced}/{s.lines} announced (delay after settled+grace: {dl}), "
+              f"{s.false_quartos} false; {fps} fps incl. start-up")
+        if args.verbose:
+            for prob in s.problems:
+                print(f"    {prob}")
+        tot["p"] += s.placements; tot["f"] += s.found; tot["i"] += s.invented
+        tot["l"] += s.lines; tot["a"] += s.announced; tot["fq"] += s.false_quartos
+        delays += s.delays
+    print(f"TOTAL: placements {tot['f']}/{tot['p']} found, {tot['i']} invented; unclaimed Quartos "
+          f"{tot['a']}/{tot['l']} announced within 1.5 s, {tot['fq']} false"
+          + (f"; worst delay {max(delays):+.2f} s" if delays else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""Score a watch events file against a rendered game's truth (docs/watch.md, truth.md).
+
+A truth placement is *found* when a ``placed`` event has the same piece, its
+``cell_center`` lies within half a cell of the truth centre, and its time lies between
+the placement's ``t`` and ``settled_t + late``. Any other ``placed`` event is *invented*.
+An unclaimed winning line is *announced* when a ``quarto`` event names the same four
+cells (by centre) no later than ``settled_t + grace + late`` of the placement that made it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Score:
+    placements: int = 0
+    found: int = 0
+    invented: int = 0
+    lines: int = 0
+    announced: int = 0
+    false_quartos: int = 0
+    delays: list[float] = field(default_factory=list)  # quarto t - (settled_t + grace)
+    placement_delays: list[float] = field(default_factory=list)  # placed t - settled_t
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def perfect(self) -> bool:
+        return (self.found == self.placements and self.invented == 0 and self.announced == self.lines
+                and self.false_quartos == 0)
+
+
+def read_events(path: str) -> list[dict]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(ln) for ln in f if ln.strip()]
+
+
+def score(truth: dict, events: list[dict], grace: float = 3.0, late: float = 1.5) -> Score:
+    s = Score()
+    centres = np.asarray(truth["cell_centers"], float)
+    d = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    half_cell = 0.5 * float(np.min(d[d > 0]))
+    placed = [e for e in events if e["event"] == "placed" and e.get("counted", True)]
+    used = set()
+    tp = truth.get("placements", [])
+    s.placements = len(tp)
+    for k, p in enumerate(tp):
+        hit = None
+        for i, e in enumerate(placed):
+            if i in used or e["piece"].upper() != str(p["piece"]).upper():
+                continue
+            if np.linalg.norm(np.asarray(e["cell_center"], float) - np.asarray(p["cell_center"], float)) > half_cell:
+                continue
+            if not (p["t"] - 1e-6 <= e["t"] <= p["settled_t"] + late):
+                continue
+            hit = i
+            break
+        if hit is None:
+            s.problems.append(f"placement {k} ({p['piece']} at t={p['t']}) not found")
+        else:
+            used.add(hit)
+            s.found += 1
+            s.placement_delays.append(placed[hit]["t"] - p["settled_t"])
+    for i, e in enumerate(placed):
+        if i not in used:
+            s.invented += 1
+            s.problems.append(f"invented placement {e['piece']} at t={e['t']}")
+
+    quartos = [e for e in events if e["event"] == "quarto"]
+    matched = set()
+    for line in truth.get("winning_lines", []):
+        if line.get("claimed"):
+            continue
+        s.lines += 1
+        want = np.asarray(line["cell_centers"], float)
+        settled = tp[line["after_placement"]]["settled_t"] if line.get("after_placement") is not None \
+            and line["after_placement"] < len(tp) else line["t"]
+        ok = None
+        for i, q in enumerate(quartos):
+            got = np.asarray(q["cells"], float)
+            if len(got) != 4 or i in matched:
+                continue
+            dist = np.linalg.norm(want[:, None] - got[None], axis=2).min(axis=1)
+            if np.all(dist <= half_cell):
+                ok = i
+                break
+        if ok is None:
+            s.problems.append(f"unclaimed line at t={line['t']} not announced")
+            continue
+        matched.add(ok)
+        delay = quartos[ok]["t"] - (settled + grace)
+        s.delays.append(delay)
+        if delay <= late:
+            s.announced += 1
+        else:
+            s.problems.append(f"line at t={line['t']} announced {delay:.2f} s after settled+grace")
+    for line in truth.get("winning_lines", []):  # a claim is not in the video: announcing it is no error
+        if line.get("claimed"):
+            want = np.asarray(line["cell_centers"], float)
+            for i, q in enumerate(quartos):
+                got = np.asarray(q["cells"], float)
+                if i not in matched and len(got) == 4 and np.all(
+                        np.linalg.norm(want[:, None] - got[None], axis=2).min(axis=1) <= half_cell):
+                    matched.add(i)
+    s.false_quartos = len(quartos) - len(matched)
+    if s.false_quartos:
+        s.problems.append(f"{s.false_quartos} quarto announcement(s) without a truth line")
+    return s
