@@ -37,37 +37,86 @@ def find_blobs(gray: np.ndarray, settings) -> np.ndarray:
         edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
         binaries.append(255 - edges)
     found = []
-    for b in binaries:
+    fragments = []
+    for bi, b in enumerate(binaries):
         contours, _ = cv2.findContours(b, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
         for cnt in contours:
             if len(cnt) < 5:
                 continue
             x0, y0, bw, bh = cv2.boundingRect(cnt)
+            if bi == 0 and len(cnt) >= settings.fragment_min_points and bw * bh <= 2.5 * max_area:
+                blob = _as_blob(cnt, min_area, max_area, settings)
+                if blob is None:
+                    fragments.append(cnt)
+                else:
+                    found.append(blob)
+                continue
             if bw * bh < min_area or bw * bh > 2.5 * max_area:
                 continue
-            area = cv2.contourArea(cnt)
-            hull_area = cv2.contourArea(cv2.convexHull(cnt))
-            (cx, cy), (a1, a2), ang = cv2.fitEllipse(cnt)
-            major, minor = max(a1, a2), min(a1, a2)
-            if minor <= 0 or minor / major < settings.min_axis_ratio:
-                continue
-            e_area = np.pi / 4 * major * minor
-            if not (min_area <= e_area <= max_area):
-                continue
-            solid = (
-                hull_area > 0
-                and area / hull_area >= settings.min_solidity
-                and settings.min_fill <= area / e_area <= settings.max_fill
-            )
-            if not solid and not _is_arc(cnt, (cx, cy), (a1, a2), ang, settings):
-                continue
-            area = e_area
-            if a2 > a1:  # make the angle that of the major axis
-                ang = ang + 90.0
-            found.append((cx, cy, major, minor, ang % 180.0, area))
+            blob = _as_blob(cnt, min_area, max_area, settings)
+            if blob is not None:
+                found.append(blob)
+    found.extend(_paired_arcs(fragments, min_area, max_area, settings))
     if not found:
         return np.zeros((0, 6))
     return merge_blobs(np.array(found, float), settings.merge_fraction)
+
+
+def _as_blob(cnt, min_area, max_area, settings):
+    """One contour -> blob row (see ``BLOB_COLUMNS``) when it is a filled ellipse-like
+    shape or an arc that traces most of an ellipse; else ``None``."""
+    x0, y0, bw, bh = cv2.boundingRect(cnt)
+    if bw * bh < min_area or bw * bh > 2.5 * max_area:
+        return None
+    (cx, cy), (a1, a2), ang = cv2.fitEllipse(cnt)
+    major, minor = max(a1, a2), min(a1, a2)
+    if minor <= 0 or minor / major < settings.min_axis_ratio:
+        return None
+    e_area = np.pi / 4 * major * minor
+    if not (min_area <= e_area <= max_area):
+        return None
+    area = cv2.contourArea(cnt)
+    hull_area = cv2.contourArea(cv2.convexHull(cnt))
+    solid = (
+        hull_area > 0
+        and area / hull_area >= settings.min_solidity
+        and settings.min_fill <= area / e_area <= settings.max_fill
+    )
+    if not solid and not _is_arc(cnt, (cx, cy), (a1, a2), ang, settings):
+        return None
+    if a2 > a1:  # make the angle that of the major axis
+        ang = ang + 90.0
+    return (cx, cy, major, minor, ang % 180.0, e_area)
+
+
+def _paired_arcs(fragments, min_area, max_area, settings) -> list[tuple]:
+    """Rings lit from one side show as two crescents; fit an ellipse to each pair of
+    nearby bright fragments and keep the pairs that together trace one ellipse."""
+    if len(fragments) < 2:
+        return []
+    fragments = sorted(fragments, key=len, reverse=True)[: settings.max_fragments]
+    boxes = np.array([cv2.boundingRect(c) for c in fragments], float)
+    centre = boxes[:, :2] + boxes[:, 2:] / 2
+    extent = np.hypot(boxes[:, 2], boxes[:, 3])
+    d = np.hypot(centre[:, None, 0] - centre[None, :, 0], centre[:, None, 1] - centre[None, :, 1])
+    ratio = np.maximum(extent[:, None], extent[None, :]) / np.maximum(np.minimum(extent[:, None], extent[None, :]), 1)
+    near = (d < 0.9 * (extent[:, None] + extent[None, :])) & (ratio < 2.5) & np.triu(np.ones_like(d, bool), 1)
+    out = []
+    for i, j in zip(*np.nonzero(near)):
+        pts = np.concatenate([fragments[i], fragments[j]])
+        (cx, cy), (a1, a2), ang = cv2.fitEllipse(pts)
+        major, minor = max(a1, a2), min(a1, a2)
+        if minor <= 0 or minor / major < settings.min_axis_ratio:
+            continue
+        e_area = np.pi / 4 * major * minor
+        if not (min_area <= e_area <= max_area):
+            continue
+        if not _is_arc(pts, (cx, cy), (a1, a2), ang, settings):
+            continue
+        if a2 > a1:
+            ang = ang + 90.0
+        out.append((cx, cy, major, minor, ang % 180.0, e_area))
+    return out
 
 
 def _is_arc(cnt, centre, axes, angle_deg, settings) -> bool:

@@ -67,6 +67,14 @@ class Recognizer:
         H_work, perm = orient(fit.H)
         matched = fit.matched[perm]
         centres_work = _cell_centres(H_work, matched, blobs)
+        seen = matched >= 0
+        if seen.sum() >= 6:
+            # refit to the perspective-corrected centres: better predictions where no
+            # blob was seen, and a better pose for the pieces
+            H_refit, _ = cv2.findHomography(cell_grid()[seen], centres_work[seen], 0)
+            if H_refit is not None:
+                H_work = H_refit / H_refit[2, 2]
+                centres_work = _cell_centres(H_work, matched, blobs)
         h, w = gray.shape
         pitch = _pitch_px(H_work)
         if np.median(pitch) < st.lattice.min_pitch_fraction * min(h, w):

@@ -62,6 +62,10 @@ class CellSettings:
     #: mean relative distance of the fitted ellipse and cover this fraction of its turn
     arc_max_residual: float = 0.07
     arc_min_coverage: float = 0.45
+    #: bright fragments (crescents of a ring lit from one side) of at least this many
+    #: outline points are paired up to trace rings; at most this many are tried
+    fragment_min_points: int = 24
+    max_fragments: int = 120
     #: also look at Canny edges for faint cells (wooden recesses)
     use_edges: bool = True
     canny_low: float = 30.0
