@@ -305,7 +305,18 @@ class Tracker:
             self._stable = None
             mismatch = [i for i in range(16) if seen[i] != self.board[i]]
         else:
+            where: dict[int, int] = {}
+            issues = []
+            for i, p in enumerate(seen):
+                if p is not None and p in where:
+                    issues.append(Issue("duplicate", (i, where[p]), (p,)))
+                elif p is not None:
+                    where[p] = i
+            if issues:  # not a board a game can start from: say so and wait for a better view
+                self.issues = issues
+                return [TrackEvent(t, "flagged", issues=issues)]
             self.board = list(seen)
+            self.issues = []
             mismatch = []
         self._known = True
         return [TrackEvent(t, "board_found", board=seen, mismatch=mismatch)]

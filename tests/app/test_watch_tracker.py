@@ -107,3 +107,10 @@ def test_resume_picks_the_grid_turn_that_agrees_with_the_record():
     _, ev = run(seen, tr)
     assert ev[0].kind == "board_found" and ev[0].mismatch == []
     assert np.allclose(tr.centers[0], GRID[0])
+
+
+def test_a_first_view_no_game_can_start_from_is_flagged_until_it_is_sensible():
+    s = Script().hold("11../..../..../....", 1).hand(1).hold("1.../..../..../....", 1)
+    tr, ev = run(s)
+    assert kinds(ev)[0] == "flagged" and ev[0].issues[0].kind == "duplicate"
+    assert kinds(ev)[-1] == "board_found" and tr.board == board("1.../..../..../....")
