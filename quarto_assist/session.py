@@ -9,6 +9,8 @@ events, speech, the window and coaching. Every delay runs on the source's time `
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -296,9 +298,17 @@ class Watcher:
         elif ev.kind == "placed":
             self._placed(ev, now)
         elif ev.kind == "flagged":
+            if ev.board is not None and all(c is None for c in ev.board) and \
+                    sum(c is not None for c in self.game.board()) >= 2:
+                self._new_game(now)
+                return
+            quiet = self.referee.over and all(i.kind == "disappeared" for i in ev.issues)
             for issue in ev.issues:
                 text = self._issue_text(issue)
-                self._say(now, text, "flag")
+                if quiet:  # the game is over and the players are clearing the board
+                    self._note(now, text)
+                else:
+                    self._say(now, text, "flag")
                 self.log.emit(now, "flagged", kind=issue.kind, cells=[self._center(c) for c in issue.cells],
                               pieces=[piece_symbol(p) for p in issue.pieces if p is not None], text=text)
         elif ev.kind == "cleared":
@@ -314,6 +324,27 @@ class Watcher:
         elif ev.kind == "moved_board":
             self.log.emit(now, "board_moved", cell_centers=[self._center(c) for c in range(16)])
             self._note(now, "the board was moved; cells matched again")
+
+    def _new_game(self, now: float) -> None:
+        """The board was cleared: the game in the record stays as it was, a new one starts
+        (in a new record file beside it)."""
+        self._save()
+        old = self.opt.record_path
+        if old:
+            base, ext = os.path.splitext(old)
+            m = re.match(r"(.*)-game(\d+)$", base)
+            n = int(m.group(2)) + 1 if m else 2
+            self.opt.record_path = f"{m.group(1) if m else base}-game{n}{ext}"
+        self.game = WatchedGame(variant=self.opt.variant)
+        self.tracker.new_game()
+        self.referee = Referee(self.opt.variant, self.opt.grace)
+        self.view.last_cell = None
+        self.view.winning = []
+        self.view.coach_place = self.view.coach_give = None
+        self.log.emit(now, "new_game", previous_record=old, record=self.opt.record_path)
+        self._say(now, self.phrases.say("new_game"))
+        self._save()
+        self._ask_give(now)
 
     def _board_found(self, ev: TrackEvent, now: float) -> None:
         seen = list(ev.board)

@@ -76,7 +76,8 @@ class TrackEvent:
       where it disagrees with the board the tracker was started with (resume).
     - ``'placed'``: ``cell``, ``piece``; ``t`` is when the piece was first seen in the
       steady, unobstructed view (the hand had gone).
-    - ``'flagged'``: ``issues`` (list of :class:`Issue`); the board is unchanged.
+    - ``'flagged'``: ``issues`` (list of :class:`Issue`), ``board`` as seen; the game
+      board is unchanged.
     - ``'cleared'``: the board as seen agrees with the game again.
     - ``'hand'``: the board became obstructed after standing clear (a hand came in).
     - ``'moved_board'``: the board was moved; cells were matched again.
@@ -289,7 +290,14 @@ class Tracker:
         if not issues:  # one new piece plus nothing else wrong cannot get here; keep the board
             return []
         self.issues = issues
-        return [TrackEvent(t, "flagged", issues=issues)]
+        return [TrackEvent(t, "flagged", issues=issues, board=seen)]
+
+    def new_game(self) -> None:
+        """Start over on the same board: the view is empty again."""
+        self.board = [None] * 16
+        self.corrections = {}
+        self.issues = []
+        self._stable = None
 
     def _first_view(self, t: float, seen: tuple) -> list[TrackEvent]:
         """Fix the cell numbering. With an expected board (a resumed game) choose the grid

@@ -258,3 +258,15 @@ def test_coach_says_what_to_hand_over_warns_about_poison_and_where_to_place(tmp_
     assert place["place"] == list(GRID[15]) and place["value"] == "win"
     assert ("Place the tall dark square hollow piece where the row nearest the camera meets "
             "the column on the right. That makes a Quarto: then call it!") in speaker.said
+
+
+def test_clearing_the_board_starts_a_new_game_in_a_new_record(tmp_path):
+    s = game_script(MOVES[:3])
+    s.hand(1.0).hold("..../..../..../....", 2.0).hand(1.0).hold("..../..../..../..A.", 2.0)
+    w, speaker, evs, _ = watch(s, tmp_path)
+    (ng,) = of(evs, "new_game")
+    assert ng["record"].endswith("game-game2.txt")
+    assert "The board is clear: a new game." in speaker.said
+    assert load_game(str(tmp_path / "game.txt")).board() == board("8.../..../..../13..")
+    assert load_game(ng["record"]).board() == board("..../..../..../..A.")
+    assert of(evs, "flagged") == []
