@@ -138,6 +138,11 @@ class Window:
     def poll(self) -> list[tuple]:
         actions = []
         k = self.cv2.waitKey(self.delay_ms)
+        try:
+            if self._sized and self.cv2.getWindowProperty(self.title, self.cv2.WND_PROP_VISIBLE) < 1:
+                return [("quit",)]  # the window was closed
+        except self.cv2.error:
+            return [("quit",)]
         while k != -1:
             k &= 0xFF
             actions.extend(self.keys.key(chr(k)))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 
 from engine.rules import Variant
@@ -98,8 +99,13 @@ def run(args) -> int:
           flush=True)
     watcher = Watcher(source, VisionStep(recognizer, profile), speaker, log, opts, clock=clock, game=game,
                       window=window, coach=coach)
+    def stop(signum, frame):  # a polite kill ends the game like 'q': record saved, pending call made
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
     try:
         return watcher.run()
     finally:
+        signal.signal(signal.SIGTERM, previous)
         source.close()
         log.close()
