@@ -1,6 +1,7 @@
 """Speech: real synthesis once (espeak-ng through pyttsx3, measured with sox), and the
 fallback to text with a single warning."""
 
+import os
 import shutil
 import subprocess
 
@@ -51,3 +52,30 @@ def test_every_sentence_exists_in_every_language():
         for kind in ("row", "col", "slant_nr", "slant_nl"):
             assert len({p.place((kind, k)) for k in range(4)}) == 4
         assert len({p.place(("block", b)) for b in _TEXT[lang]["block_pos"]}) == 9
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None or shutil.which("sox") is None,
+                    reason="needs espeak-ng and sox (apt-get install espeak-ng sox)")
+def test_the_speaker_never_blocks_and_speaks_everything_in_order(tmp_path, monkeypatch):
+    import time
+
+    from quarto_assist.speech import Pyttsx3Speaker
+
+    # a stand-in audio player on PATH that keeps what it is asked to play
+    played = tmp_path / "played"
+    played.mkdir()
+    player = tmp_path / "bin" / "aplay"
+    player.parent.mkdir()
+    player.write_text(f'#!/bin/sh\nn=$(ls {played} | wc -l)\ncp "$1" {played}/$(printf %03d $n).wav\n')
+    player.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{player.parent}:{os.environ['PATH']}")
+    sp = Pyttsx3Speaker("ru")
+    t0 = time.perf_counter()
+    sp.say(Phrases("ru").quarto(("row", 0), 0b10))
+    sp.say(Phrases("ru").say("line_lost"))
+    assert time.perf_counter() - t0 < 0.1  # the video loop goes on at once
+    sp.close(30.0)
+    wavs = sorted(played.iterdir())
+    assert len(wavs) == 2
+    secs = [float(subprocess.run(["sox", "--i", "-D", str(w)], capture_output=True, text=True).stdout) for w in wavs]
+    assert all(s > 1.0 for s in secs)
