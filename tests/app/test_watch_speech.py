@@ -73,7 +73,7 @@ def test_the_speaker_never_blocks_and_speaks_everything_in_order(tmp_path, monke
     t0 = time.perf_counter()
     sp.say(Phrases("ru").quarto(("row", 0), 0b10))
     sp.say(Phrases("ru").say("line_lost"))
-    assert time.perf_counter() - t0 < 0.1  # the video loop goes on at once
+    assert time.perf_counter() - t0 < 0.5  # the video loop goes on at once (speaking takes seconds)
     sp.close(30.0)
     wavs = sorted(played.iterdir())
     assert len(wavs) == 2
