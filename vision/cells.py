@@ -28,6 +28,8 @@ def find_blobs(gray: np.ndarray, settings) -> np.ndarray:
     block = max(3, int(settings.block_fraction * long_side) | 1)
     min_area = settings.min_area_fraction * h * w
     max_area = settings.max_area_fraction * h * w
+    if settings.blur_pixels > 1:
+        gray = cv2.GaussianBlur(gray, (settings.blur_pixels | 1, settings.blur_pixels | 1), 0)
     binaries = []
     for c in settings.threshold_offsets:
         binaries.append(cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -c))
@@ -40,6 +42,9 @@ def find_blobs(gray: np.ndarray, settings) -> np.ndarray:
     fragments = []
     for bi, b in enumerate(binaries):
         contours, _ = cv2.findContours(b, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+        if len(contours) > settings.max_contours:
+            # texture or noise, not a board's few dozen outlines: keep the longest
+            contours = sorted(contours, key=len, reverse=True)[: settings.max_contours]
         for cnt in contours:
             if len(cnt) < 5:
                 continue
@@ -59,7 +64,8 @@ def find_blobs(gray: np.ndarray, settings) -> np.ndarray:
     found.extend(_paired_arcs(fragments, min_area, max_area, settings))
     if not found:
         return np.zeros((0, 6))
-    return merge_blobs(np.array(found, float), settings.merge_fraction)
+    blobs = merge_blobs(np.array(found, float), settings.merge_fraction)
+    return blobs[: settings.max_blobs]  # merge_blobs sorts by area, largest first
 
 
 def _as_blob(cnt, min_area, max_area, settings):
@@ -83,10 +89,49 @@ def _as_blob(cnt, min_area, max_area, settings):
         and settings.min_fill <= area / e_area <= settings.max_fill
     )
     if not solid and not _is_arc(cnt, (cx, cy), (a1, a2), ang, settings):
-        return None
+        fit = _robust_arc(cnt, settings) if len(cnt) >= settings.fragment_min_points else None
+        if fit is None:
+            return None
+        (cx, cy), (a1, a2), ang = fit
+        major, minor = max(a1, a2), min(a1, a2)
+        if minor <= 0 or minor / major < settings.min_axis_ratio:
+            return None
+        e_area = np.pi / 4 * major * minor
+        if not (min_area <= e_area <= max_area):
+            return None
     if a2 > a1:  # make the angle that of the major axis
         ang = ang + 90.0
     return (cx, cy, major, minor, ang % 180.0, e_area)
+
+
+def _radial(pts, centre, axes, angle_deg):
+    """Normalised radius and angle of points in an ellipse's frame (r = 1 on it)."""
+    p = pts.astype(float) - centre
+    t = np.radians(angle_deg)
+    c, s = np.cos(t), np.sin(t)
+    u = (p[:, 0] * c + p[:, 1] * s) / max(axes[0] / 2, 1e-6)
+    v = (-p[:, 0] * s + p[:, 1] * c) / max(axes[1] / 2, 1e-6)
+    return np.hypot(u, v), np.arctan2(v, u)
+
+
+def _robust_arc(cnt, settings):
+    """A cell outline with a bite out of it (a piece standing in a ring and overlapping
+    it): fit, keep the points near the ellipse, refit. Returns the ellipse
+    ``((cx, cy), (a1, a2), angle)`` when most of its turn is traced, else ``None``."""
+    pts = cnt[:, 0, :]
+    fit = cv2.fitEllipse(pts)
+    for tol in (0.2, 0.1, settings.arc_max_residual):
+        r, _ = _radial(pts, fit[0], fit[1], fit[2])
+        keep = np.abs(r - 1.0) < tol
+        if keep.sum() < max(5, settings.arc_min_inliers * len(pts)):
+            return None
+        pts = pts[keep]
+        fit = cv2.fitEllipse(pts)
+    r, th = _radial(pts, fit[0], fit[1], fit[2])
+    if np.mean(np.abs(r - 1.0)) > settings.arc_max_residual:
+        return None
+    bins = np.unique((th / (2 * np.pi) * 24).astype(int) % 24)
+    return fit if len(bins) / 24.0 >= settings.arc_min_coverage else None
 
 
 def _paired_arcs(fragments, min_area, max_area, settings) -> list[tuple]:
@@ -100,9 +145,15 @@ def _paired_arcs(fragments, min_area, max_area, settings) -> list[tuple]:
     extent = np.hypot(boxes[:, 2], boxes[:, 3])
     d = np.hypot(centre[:, None, 0] - centre[None, :, 0], centre[:, None, 1] - centre[None, :, 1])
     ratio = np.maximum(extent[:, None], extent[None, :]) / np.maximum(np.minimum(extent[:, None], extent[None, :]), 1)
-    near = (d < 0.9 * (extent[:, None] + extent[None, :])) & (ratio < 2.5) & np.triu(np.ones_like(d, bool), 1)
+    near = (d < 0.9 * (extent[:, None] + extent[None, :])) & (ratio < 2.5)
+    np.fill_diagonal(near, False)
+    # each fragment pairs with its few nearest candidates only
+    d = np.where(near, d, np.inf)
+    k = min(settings.fragment_partners, len(d) - 1)
+    partners = np.argsort(d, axis=1)[:, :k]
+    pairs = {(min(i, j), max(i, j)) for i in range(len(d)) for j in partners[i] if np.isfinite(d[i, j])}
     out = []
-    for i, j in zip(*np.nonzero(near)):
+    for i, j in sorted(pairs):
         pts = np.concatenate([fragments[i], fragments[j]])
         (cx, cy), (a1, a2), ang = cv2.fitEllipse(pts)
         major, minor = max(a1, a2), min(a1, a2)

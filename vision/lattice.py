@@ -58,32 +58,65 @@ def _fit(idx: np.ndarray, pts: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _match(H: np.ndarray, blobs: np.ndarray, settings):
+def _shape(axes_major, axes_minor, angle_deg):
+    """Scale-free 2x2 shape matrices of ellipses (det 1)."""
+    t = np.radians(angle_deg)
+    c, s = np.cos(t), np.sin(t)
+    a2, b2 = (axes_major / 2) ** 2, (axes_minor / 2) ** 2
+    m = np.stack([np.stack([c * c * a2 + s * s * b2, c * s * (a2 - b2)], -1),
+                  np.stack([c * s * (a2 - b2), s * s * a2 + c * c * b2], -1)], -2)
+    det = np.sqrt(np.maximum(np.linalg.det(m), 1e-12))
+    return m / det[..., None, None]
+
+
+def _match(H: np.ndarray, blobs: np.ndarray, settings, rel_centre: float | None = None):
     """Predict all lattice points through ``H``; return (indices (M, 2), blob ids (M,),
-    residuals in pitches (M,)). A blob matches a lattice point when it is near and its
-    area, relative to the cell's area there (pitch squared, perspective included), is
-    that of a cell."""
+    residuals in pitches (M,)).
+
+    A blob may match a lattice point when it is near, its area relative to the cell's
+    area there (pitch squared, perspective included) is that of a cell (and within
+    ``size_factor`` of ``rel_centre`` once the lattice's cell size is known), and its
+    shape is the shape a circle on the board takes there (a piece's side seen from the
+    front is not). Among several, the one with the lowest combined cost wins."""
     pred = apply_homography(H, _IDX)
     right = apply_homography(H, _IDX + [1, 0]) - pred
     down = apply_homography(H, _IDX + [0, 1]) - pred
     pitch = 0.5 * (np.hypot(*right.T) + np.hypot(*down.T))
     cell_area = np.abs(right[:, 0] * down[:, 1] - right[:, 1] * down[:, 0])
     d = np.hypot(pred[:, None, 0] - blobs[None, :, 0], pred[:, None, 1] - blobs[None, :, 1])
+    dist = d / np.maximum(pitch[:, None], 1e-6)
     rel = blobs[None, :, 5] / np.maximum(cell_area[:, None], 1e-6)
-    d = np.where((rel >= settings.min_cell_fill) & (rel <= settings.max_cell_fill), d, np.inf)
-    nearest = np.argmin(d, axis=1)
-    dist = d[np.arange(len(pred)), nearest] / np.maximum(pitch, 1e-6)
-    ok = (dist < settings.match_tolerance) & np.isfinite(pitch) & (pitch > 1.0)
-    # a blob may serve one lattice point only: keep the closest claim
-    best: dict[int, int] = {}
-    for k in np.flatnonzero(ok):
-        b = int(nearest[k])
-        if b not in best or dist[k] < dist[best[b]]:
-            best[b] = k
-    ks = np.array(sorted(best.values()), int)
-    if len(ks) == 0:
+    ok = (rel >= settings.min_cell_fill) & (rel <= settings.max_cell_fill) & (dist < settings.match_tolerance)
+    if rel_centre is not None:
+        ok &= np.abs(np.log(rel / rel_centre)) < np.log(settings.size_factor)
+    ok &= (np.isfinite(pitch) & (pitch > 1.0))[:, None]
+    rows, cols = np.nonzero(ok)
+    if len(rows) == 0:
         return np.zeros((0, 2)), np.zeros(0, int), np.zeros(0)
-    return _IDX[ks], nearest[ks], dist[ks]
+    J = np.stack([right[rows], down[rows]], -1)  # (K, 2, 2): lattice -> pixels
+    S_cell = J @ np.transpose(J, (0, 2, 1))
+    S_cell = S_cell / np.sqrt(np.maximum(np.linalg.det(S_cell), 1e-12))[:, None, None]
+    S_blob = _shape(blobs[cols, 2], blobs[cols, 3], blobs[cols, 4])
+    mismatch = np.linalg.norm(S_cell - S_blob, axis=(1, 2))
+    good = mismatch < settings.max_shape_mismatch
+    rows, cols, mismatch = rows[good], cols[good], mismatch[good]
+    cost = dist[rows, cols] + settings.shape_weight * mismatch
+    if rel_centre is not None:
+        cost = cost + settings.size_weight * np.abs(np.log(rel[rows, cols] / rel_centre))
+    # cheapest pairs first; each lattice point and each blob used once
+    used_pt, used_blob = set(), set()
+    out = []
+    for k in np.argsort(cost, kind="stable"):
+        r, c = int(rows[k]), int(cols[k])
+        if r in used_pt or c in used_blob:
+            continue
+        used_pt.add(r)
+        used_blob.add(c)
+        out.append((r, c))
+    out.sort()
+    ks = np.array([r for r, _ in out], int)
+    ids = np.array([c for _, c in out], int)
+    return _IDX[ks], ids, dist[ks, ids]
 
 
 def _grow(a: int, b: int, c: int, blobs: np.ndarray, settings):
@@ -91,13 +124,29 @@ def _grow(a: int, b: int, c: int, blobs: np.ndarray, settings):
     ids = np.array([a, b, c])
     prev = None
     H = None
+    rel_centre = None
     for _ in range(settings.grow_iterations):
         H = _fit(idx, blobs[ids, :2])
         if H is None:
             return None
-        idx, ids, res = _match(H, blobs, settings)
-        if len(ids) < 3:
+        if len(ids) >= 6:
+            # robust refit: a piece's top near a lattice point must not bend the lattice
+            pitch = np.median(np.hypot(*(apply_homography(H, idx + [1, 0]) - apply_homography(H, idx)).T))
+            Hr, inl = cv2.findHomography(idx, blobs[ids, :2].astype(np.float64), cv2.RANSAC,
+                                         settings.ransac_pitch * pitch, maxIters=200, confidence=0.99)
+            if Hr is not None and inl is not None and inl.sum() >= 5:
+                inl = inl.ravel().astype(bool)
+                H = _fit(idx[inl], blobs[ids[inl], :2])
+        idx, ids, res = _match(H, blobs, settings, rel_centre)
+        if len(ids) < 4:
             return None
+        if len(ids) >= 4:
+            # the lattice's own cell size: pieces' tops and other blobs of another size
+            # drop out in the next round
+            right = apply_homography(H, idx + [1, 0]) - apply_homography(H, idx)
+            down = apply_homography(H, idx + [0, 1]) - apply_homography(H, idx)
+            area = np.abs(right[:, 0] * down[:, 1] - right[:, 1] * down[:, 0])
+            rel_centre = float(np.median(blobs[ids, 5] / np.maximum(area, 1e-6)))
         key = tuple(ids.tolist())
         if key == prev:
             break
@@ -116,6 +165,18 @@ def _best_window(idx: np.ndarray, ids: np.ndarray):
             if best is None or key > best[0]:
                 best = (key, oi, oj, inside)
     return best
+
+
+def _spacing_ok(blob: np.ndarray, step: np.ndarray, settings) -> bool:
+    """Is ``step`` (pixels) a plausible pitch for cells like ``blob`` (a row of the blob
+    array)? Compares the step with the blob's width along the step's direction."""
+    n = step / (np.linalg.norm(step) + 1e-9)
+    t = np.radians(blob[4])
+    e1 = np.array([np.cos(t), np.sin(t)])
+    e2 = np.array([-e1[1], e1[0]])
+    width = 2 * np.sqrt((blob[2] / 2 * (n @ e1)) ** 2 + (blob[3] / 2 * (n @ e2)) ** 2)
+    ratio = np.linalg.norm(step) / max(width, 1e-6)
+    return settings.min_spacing_ratio <= ratio <= settings.max_spacing_ratio
 
 
 def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None = None) -> LatticeFit | None:
@@ -140,6 +201,7 @@ def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None 
     best: LatticeFit | None = None
     covered = np.zeros(n, bool)
     tried = set()
+    grown_count = 0
     for a in order:
         if covered[a]:
             continue
@@ -153,6 +215,14 @@ def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None 
                 lr = np.linalg.norm(u) / (np.linalg.norm(v) + 1e-9)
                 if abs(cos) > 0.8 or not (0.3 < lr < 3.3):
                     continue
+                # neighbouring cells lie about one cell diameter apart along each
+                # direction (pitch / diameter is ~1.05 for drawn squares, ~1.2-1.4 for
+                # rings and round cells); a piece's top beside a ring is not a neighbour
+                if not (_spacing_ok(blobs[a], u, settings) and _spacing_ok(blobs[a], v, settings)):
+                    continue
+                if grown_count >= settings.max_hypotheses:
+                    break
+                grown_count += 1
                 grown = _grow(a, b, c, blobs, settings)
                 if grown is None:
                     continue
@@ -168,7 +238,7 @@ def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None 
                     best = fit
                 if fit.inside >= settings.min_cells:
                     covered[ids] = True
-                if best.inside == 16 and best.outside == 0:
+                if best.inside >= settings.early_stop_cells and best.outside == 0 and best.rms < settings.early_stop_rms:
                     return best
     if best is None or best.inside < settings.min_cells:
         return None

@@ -44,6 +44,8 @@ class ImageSettings:
 class CellSettings:
     """Finding cell-like blobs: rings, round recesses, drawn squares (``vision.cells``)."""
 
+    #: Gaussian blur (kernel pixels, odd; 0 = none) against sensor noise before thresholds
+    blur_pixels: int = 5
     #: adaptive-threshold window as a fraction of the working image's longer side
     block_fraction: float = 0.035
     #: adaptive-threshold offsets tried (grey levels); each with both polarities
@@ -62,10 +64,19 @@ class CellSettings:
     #: mean relative distance of the fitted ellipse and cover this fraction of its turn
     arc_max_residual: float = 0.07
     arc_min_coverage: float = 0.45
+    #: an outline with a bite out of it is refitted to the points near its ellipse when
+    #: at least this fraction of them are
+    arc_min_inliers: float = 0.45
     #: bright fragments (crescents of a ring lit from one side) of at least this many
     #: outline points are paired up to trace rings; at most this many are tried
     fragment_min_points: int = 24
     max_fragments: int = 120
+    #: at most this many outlines per binary image are examined (the longest)
+    max_contours: int = 300
+    #: each fragment is paired with at most this many nearest fragments
+    fragment_partners: int = 3
+    #: at most this many blobs (the largest) go on to the lattice search
+    max_blobs: int = 250
     #: also look at Canny edges for faint cells (wooden recesses)
     use_edges: bool = True
     canny_low: float = 30.0
@@ -79,17 +90,37 @@ class LatticeSettings:
     """Fitting a 4x4 lattice of cell centres (``vision.lattice``)."""
 
     #: neighbours considered when seeding a lattice hypothesis from one blob
-    seed_neighbours: int = 6
+    seed_neighbours: int = 5
     #: at most this many seed blobs (largest groups first) are tried
-    max_seeds: int = 60
+    max_seeds: int = 30
     #: blobs paired as lattice neighbours differ in area by at most this factor
     area_ratio: float = 2.2
+    #: a seed's neighbour lies this many of its widths (along that direction) away
+    min_spacing_ratio: float = 0.85
+    max_spacing_ratio: float = 2.8
     #: a blob matches a lattice point when closer than this fraction of the local pitch
     match_tolerance: float = 0.28
     #: a blob's area over the area of one cell (pitch squared) at that place: rings and
     #: round cells cover about 0.3-0.7 of it, drawn squares up to 0.9
     min_cell_fill: float = 0.12
     max_cell_fill: float = 1.3
+    #: once a lattice's cell size is known, its blobs are within this factor of it
+    size_factor: float = 1.6
+    #: a blob's ellipse may differ this much from the shape a circle on the board takes
+    #: there (Frobenius distance of det-1 shape matrices; 0 = same shape)
+    max_shape_mismatch: float = 1.2
+    #: how much shape and size mismatch count against distance when choosing a blob
+    shape_weight: float = 0.15
+    size_weight: float = 0.15
+    #: RANSAC inlier threshold when refitting a lattice, in pitches
+    ransac_pitch: float = 0.1
+    #: at most this many lattice hypotheses are grown per frame (bounds the time spent
+    #: on cluttered or noisy frames)
+    max_hypotheses: int = 120
+    #: the search stops at a lattice with at least this many cells seen, none outside
+    #: and this small a residual (pitches)
+    early_stop_cells: int = 13
+    early_stop_rms: float = 0.06
     #: growing steps per hypothesis
     grow_iterations: int = 5
     #: a board needs at least this many of its 16 cells seen as blobs
