@@ -86,8 +86,8 @@ def main(argv=None) -> int:
     video = args.video or default_video()
     tmp = None
     if video is None:
-        tmp = tempfile.mkdtemp()
-        video = drawn_game(os.path.join(tmp, "drawn.mp4"))
+        tmp = tempfile.TemporaryDirectory()
+        video = drawn_game(os.path.join(tmp.name, "drawn.mp4"))
         print("no sample or rendered game found: using a drawn board video")
     recognizer, profile = build_recognizer(args.profile)
 
@@ -128,6 +128,8 @@ def main(argv=None) -> int:
     placed = sum(1 for e in log.events if e["event"] == "placed")
     quartos = sum(1 for e in log.events if e["event"] == "quarto")
     print(f"events: {placed} placed, {quartos} quarto")
+    if tmp is not None:
+        tmp.cleanup()
     return 0
 
 

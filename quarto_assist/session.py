@@ -38,7 +38,7 @@ class ResumeMismatch(ValueError):
 class WatchOptions:
     variant: Variant = CLASSIC
     grace: float = 3.0
-    settle: float = 0.4
+    settle: float = 0.5
     language: str = "en"
     coach: bool = False
     record_path: str | None = None
@@ -197,6 +197,8 @@ class Watcher:
                 self.act(action)
 
     def finish(self, reason: str) -> None:
+        for ev in self.tracker.finish(self.t):
+            self._on_track(ev, self.t)
         for r in self.referee.finish(self.t):
             self._on_ruling(r)
         result = "unfinished"

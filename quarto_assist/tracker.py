@@ -46,7 +46,7 @@ class TrackerSettings:
     ``match_tolerance``: how far (in cell spacings) a cell centre may drift and still
     be the same cell; farther means the board was moved."""
 
-    settle: float = 0.4
+    settle: float = 0.5
     agree: float = 0.7
     match_tolerance: float = 0.4
 
@@ -166,6 +166,18 @@ class Tracker:
             out.extend(self._evaluate(t, steady))
         return out
 
+    def finish(self, t: float) -> list[TrackEvent]:
+        """The source ended: judge the last clear view even if it stood less than
+        ``settle`` seconds (at least 3 frames), so a last placement is not lost."""
+        if self._run_start is None or len(self._run) < 3:
+            return []
+        window = [cells for (_, cells) in self._run if _ >= t - self.settings.settle - 1e-9]
+        steady = self._vote(window)
+        if steady is None or steady == self._stable:
+            return []
+        self._stable = steady
+        return self._evaluate(t, steady)
+
     def correct(self, cell: int, piece: int | None) -> None:
         """The user says game cell ``cell`` holds ``piece`` (``None``: empty). From now on
         the reading there is taken as that piece while it reads as it does now."""
@@ -234,11 +246,14 @@ class Tracker:
         s = self.settings
         if self._run_start is None or t - self._run_start < s.settle - 1e-9:
             return None
-        window = [cells for (ti, cells) in self._run if ti >= t - s.settle - 1e-9]
+        return self._vote([cells for (ti, cells) in self._run if ti >= t - s.settle - 1e-9])
+
+    def _vote(self, window: list[tuple]) -> tuple | None:
+        """Per cell the value most readings agree on, or ``None`` if a cell is in doubt."""
         out = []
         for i in range(16):
             value, n = Counter(w[i] for w in window).most_common(1)[0]
-            if n < s.agree * len(window):
+            if n < self.settings.agree * len(window):
                 return None
             out.append(value)
         return tuple(out)

@@ -34,8 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--voice", help="speech voice (an id or part of a name; default: the language's first voice)")
     p.add_argument("--rate", type=int, help="speech rate in words per minute")
     p.add_argument("--no-speech", action="store_true", help="show and print announcements without speaking them")
-    p.add_argument("--settle", type=float, default=0.4,
-                   help="seconds a changed board must stand still and unobstructed before it counts (default 0.4)")
+    p.add_argument("--settle", type=float, default=0.5,
+                   help="seconds a changed board must stand still and unobstructed before it counts (default 0.5)")
     p.add_argument("--realtime", action="store_true",
                    help="play a video file or folder at its own speed (the default with a window)")
 

@@ -270,3 +270,10 @@ def test_clearing_the_board_starts_a_new_game_in_a_new_record(tmp_path):
     assert load_game(str(tmp_path / "game.txt")).board() == board("8.../..../..../13..")
     assert load_game(ng["record"]).board() == board("..../..../..../..A.")
     assert of(evs, "flagged") == []
+
+
+def test_a_piece_placed_just_before_the_video_ends_is_still_counted_and_called(tmp_path):
+    s = game_script(tail=0.3)  # the last piece is in view 0.3 s, less than the settle time
+    _, speaker, evs, _ = watch(s, tmp_path)
+    assert [e["piece"] for e in of(evs, "placed")][-1] == "F"
+    assert len(of(evs, "quarto")) == 1
