@@ -7,6 +7,7 @@ last announcement of a replay is still spoken) and stops the worker.
 
 from __future__ import annotations
 
+import os
 import queue
 import shutil
 import sys
@@ -144,6 +145,60 @@ class Pyttsx3Speaker:
         self._thread.join(timeout)
 
 
+class WavSpeaker:
+    """Writes each sentence, synthesised by pyttsx3, to ``folder/NNN.wav`` on a worker
+    thread: speech you can keep or play later, with no sound card (``--speech-wav``)."""
+
+    def __init__(self, folder: str, language: str = "en", voice: str | None = None, rate: int | None = None):
+        try:
+            import pyttsx3  # noqa: F401
+        except ImportError as e:
+            raise SpeechUnavailable(f"pyttsx3 is not installed ({e})") from None
+        os.makedirs(folder, exist_ok=True)
+        self.folder = folder
+        self.language, self.voice, self.rate = language, voice, rate
+        self.files: list[str] = []
+        self._q: queue.Queue = queue.Queue()
+        self._thread = threading.Thread(target=self._work, name="speech-wav", daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        n = 0
+        while True:
+            text = self._q.get()
+            if text is None:
+                return
+            path = os.path.join(self.folder, f"{n:03d}.wav")
+            n += 1
+            try:
+                speak_to_file(text, path, self.language, self.voice, self.rate)
+                self.files.append(path)
+            except Exception as e:  # a failing engine must not stop the referee
+                print(f"speech to {path} failed: {e}", file=sys.stderr)
+
+    def say(self, text: str) -> None:
+        self._q.put(text)
+
+    def close(self, timeout: float = 30.0) -> None:
+        self._q.put(None)
+        self._thread.join(timeout)
+
+
+class TeeSpeaker:
+    """Says everything through several speakers."""
+
+    def __init__(self, speakers: list):
+        self.speakers = speakers
+
+    def say(self, text: str) -> None:
+        for s in self.speakers:
+            s.say(text)
+
+    def close(self, timeout: float = 30.0) -> None:
+        for s in self.speakers:
+            s.close(timeout)
+
+
 def speak_to_file(text: str, path: str, language: str = "en", voice: str | None = None,
                   rate: int | None = None) -> None:
     """Synthesise ``text`` into a WAV file through pyttsx3 (no sound card needed)."""
@@ -160,12 +215,22 @@ def speak_to_file(text: str, path: str, language: str = "en", voice: str | None 
     engine.runAndWait()
 
 
-def make_speaker(enabled: bool, language: str, voice: str | None, rate: int | None, warn) -> Speaker:
-    """The real speaker, or a silent one after one clear warning through ``warn``."""
-    if not enabled:
+def make_speaker(enabled: bool, language: str, voice: str | None, rate: int | None, warn,
+                 wav_folder: str | None = None) -> Speaker:
+    """The real speaker, or a silent one after one clear warning through ``warn``; with
+    ``wav_folder`` every sentence is also written there as a WAV file."""
+    speakers: list = []
+    if enabled:
+        try:
+            speakers.append(Pyttsx3Speaker(language, voice, rate))
+        except SpeechUnavailable as e:
+            warn(f"WARNING no speech: {e}; announcements are shown as text only"
+                 + (f" (and written to {wav_folder})" if wav_folder else ""))
+    if wav_folder:
+        try:
+            speakers.append(WavSpeaker(wav_folder, language, voice, rate))
+        except SpeechUnavailable as e:
+            warn(f"WARNING no speech files: {e}")
+    if not speakers:
         return SilentSpeaker()
-    try:
-        return Pyttsx3Speaker(language, voice, rate)
-    except SpeechUnavailable as e:
-        warn(f"WARNING no speech: {e}; announcements are shown as text only")
-        return SilentSpeaker()
+    return speakers[0] if len(speakers) == 1 else TeeSpeaker(speakers)

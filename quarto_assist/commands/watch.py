@@ -34,6 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--voice", help="speech voice (an id or part of a name; default: the language's first voice)")
     p.add_argument("--rate", type=int, help="speech rate in words per minute")
     p.add_argument("--no-speech", action="store_true", help="show and print announcements without speaking them")
+    p.add_argument("--speech-wav", metavar="DIR",
+                   help="also write every spoken sentence to DIR/NNN.wav (works without a sound card)")
     p.add_argument("--settle", type=float, default=0.5,
                    help="seconds a changed board must stand still and unobstructed before it counts (default 0.5)")
     p.add_argument("--realtime", action="store_true",
@@ -89,7 +91,7 @@ def run(args) -> int:
             window = Window()
         else:
             warn("WARNING no display for the window: running headless (use --no-window to say so)")
-    speaker = make_speaker(not args.no_speech, args.language, args.voice, args.rate, warn)
+    speaker = make_speaker(not args.no_speech, args.language, args.voice, args.rate, warn, args.speech_wav)
     log = EventLog(args.events)
     opts = WatchOptions(variant=game.variant if game else variant, grace=args.grace, settle=args.settle,
                         language=args.language, coach=args.coach, record_path=record, resumed_from=args.resume,

@@ -7,6 +7,8 @@ recogniser. The rendered game videos are checked in test_watch_renders.py.
 """
 
 import json
+import shutil
+import subprocess
 
 import cv2
 import numpy as np
@@ -156,3 +158,16 @@ def test_resume_through_the_command_and_a_disagreeing_board(tmp_path, colour_vis
     assert rc == 2
     err = capsys.readouterr().err
     assert err.startswith("ERROR the board in view does not agree with") and "d1 should be 7" in err
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None or shutil.which("sox") is None,
+                    reason="needs espeak-ng and sox")
+def test_the_missed_quarto_is_spoken_into_a_wav_file(tmp_path, colour_vision):
+    video = tmp_path / "game.avi"
+    write_game(video)
+    wavs = tmp_path / "said"
+    assert cli.main(["watch", str(video), "--no-window", "--speech-wav", str(wavs), "--no-speech",
+                     "--record", str(tmp_path / "g.txt")]) == 0
+    (wav,) = sorted(wavs.glob("*.wav"))  # the only thing said: the Quarto
+    secs = float(subprocess.run(["sox", "--i", "-D", str(wav)], capture_output=True, text=True).stdout)
+    assert 1.5 < secs < 8.0
