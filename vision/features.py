@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import PITCH, Pose, cell_grid, estimate_focal
+from vision.lattice import sample
 
 FEATURE_NAMES = [
     "occupancy",        # foot contrast against the board, squashed to ~0..1
@@ -73,10 +74,7 @@ class _Sampler:
 
     def lab(self, pts: np.ndarray) -> np.ndarray:
         shape = pts.shape[:-1]
-        flat = pts.reshape(-1, 2).astype(np.float32)
-        mx = np.ascontiguousarray(flat[:, 0]).reshape(1, -1)
-        my = np.ascontiguousarray(flat[:, 1]).reshape(1, -1)
-        s = cv2.remap(self.img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        s = sample(self.img, pts.reshape(-1, 2)).reshape(1, -1, 3)
         lab = cv2.cvtColor(s.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
         return lab.reshape(*shape, 3).astype(np.float64)
 
@@ -88,12 +86,8 @@ class _Sampler:
             self.gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3) / 8.0
             self.gray = g
         shape = pts.shape[:-1]
-        flat = pts.reshape(-1, 2).astype(np.float32)
-        mx = np.ascontiguousarray(flat[:, 0]).reshape(1, -1)
-        my = np.ascontiguousarray(flat[:, 1]).reshape(1, -1)
-        gx = cv2.remap(self.gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        gy = cv2.remap(self.gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        return np.stack([gx.reshape(shape), gy.reshape(shape)], -1).astype(np.float64)
+        flat = pts.reshape(-1, 2)
+        return np.stack([sample(self.gx, flat).reshape(shape), sample(self.gy, flat).reshape(shape)], -1).astype(np.float64)
 
 
 def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:

@@ -119,6 +119,20 @@ def _match(H: np.ndarray, blobs: np.ndarray, settings, rel_centre: float | None 
     return _IDX[ks], ids, dist[ks, ids]
 
 
+def match_cells(H: np.ndarray, blobs: np.ndarray, settings) -> np.ndarray:
+    """``(16,)`` blob index seen at each cell of a board homography ``H`` (board unit
+    square -> pixels), -1 where none; same rules as the lattice search."""
+    out = -np.ones(16, int)
+    if len(blobs) == 0:
+        return out
+    S = np.array([[0.25, 0, 0.125], [0, 0.25, 0.125], [0, 0, 1]])  # lattice index -> board
+    idx, ids, _ = _match(H @ S, blobs, settings)
+    for (i, j), b in zip(idx.astype(int), ids):
+        if 0 <= i < 4 and 0 <= j < 4:
+            out[j * 4 + i] = b
+    return out
+
+
 def _grow(a: int, b: int, c: int, blobs: np.ndarray, settings):
     idx = np.array([[0, 0], [1, 0], [0, 1]], float)
     ids = np.array([a, b, c])
@@ -151,20 +165,86 @@ def _grow(a: int, b: int, c: int, blobs: np.ndarray, settings):
         if key == prev:
             break
         prev = key
-    return idx, ids
+    return idx, ids, H
 
 
-def _best_window(idx: np.ndarray, ids: np.ndarray):
-    """Choose the 4x4 window of lattice indices with most matches (fewest just outside)."""
+def _best_window(idx: np.ndarray, ids: np.ndarray, support: np.ndarray | None = None, weight: float = 0.0):
+    """Choose the 4x4 window of lattice indices with most matches (fewest just outside),
+    adding ``weight`` times the outline support (``(81,)`` per lattice point of ``_IDX``,
+    see :func:`outline_support`) of its 16 points when given: a row of cells hidden
+    behind pieces still shows parts of its outlines, the table beyond the board does not."""
     best = None
     for oj in range(-3, 1):
         for oi in range(-3, 1):
             inside = (idx[:, 0] >= oi) & (idx[:, 0] < oi + 4) & (idx[:, 1] >= oj) & (idx[:, 1] < oj + 4)
             ring = (idx[:, 0] >= oi - 1) & (idx[:, 0] < oi + 5) & (idx[:, 1] >= oj - 1) & (idx[:, 1] < oj + 5) & ~inside
-            key = (int(inside.sum()), -int(ring.sum()))
+            score = float(inside.sum())
+            if support is not None:
+                win = (_IDX[:, 0] >= oi) & (_IDX[:, 0] < oi + 4) & (_IDX[:, 1] >= oj) & (_IDX[:, 1] < oj + 4)
+                score += weight * float(support[win].sum())
+            key = (score, -int(ring.sum()))
             if best is None or key > best[0]:
                 best = (key, oi, oj, inside)
-    return best
+    (score, neg_ring), oi, oj, inside = best
+    return (int(inside.sum()), neg_ring), oi, oj, inside
+
+
+def sample(img: np.ndarray, xy: np.ndarray) -> np.ndarray:
+    """Bilinear samples of ``img`` (``(H, W)`` or ``(H, W, C)``) at ``xy`` ``(N, 2)``
+    pixels; returns ``(N,)`` or ``(N, C)`` (same dtype as ``img``)."""
+    n = len(xy)
+    width = 4096
+    rows = max(1, -(-n // width))
+    pad = np.zeros((rows * width, 2), np.float32)
+    pad[:n] = xy
+    m = pad.reshape(rows, width, 2)
+    out = cv2.remap(img, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out.reshape((rows * width,) + img.shape[2:])[:n]
+
+
+def outline_support(H: np.ndarray, radius: float, grad: tuple[np.ndarray, np.ndarray], scale: float) -> np.ndarray:
+    """Edge evidence for a cell outline at every lattice point of ``_IDX``.
+
+    ``H`` maps lattice indices to pixels; ``radius`` is the cells' outline radius in
+    pitches; ``grad`` the image's (gx, gy) float32 arrays; ``scale`` a typical gradient
+    magnitude of the image. Returns ``(81,)`` (see :func:`outline_support_batch`).
+    """
+    return outline_support_batch(H[None], _IDX, radius, (grad[0], grad[1], scale))[0]
+
+
+def outline_support_at(H: np.ndarray, centres: np.ndarray, radius: float, gradient) -> np.ndarray:
+    """``(N,)`` outline evidence at ``centres`` ``(N, 2)`` given in ``H``'s source units
+    (``radius`` in the same units); ``gradient`` ``(gx, gy, scale)``."""
+    return outline_support_batch(H[None], centres, radius, gradient)[0]
+
+
+def outline_support_batch(Hs: np.ndarray, centres: np.ndarray, radius: float, gradient) -> np.ndarray:
+    """Outline evidence for many homographies at once.
+
+    ``Hs`` ``(K, 3, 3)`` map source coordinates to pixels; ``centres`` ``(N, 2)`` cell
+    centres and ``radius`` the outline radius, in source units; ``gradient`` ``(gx, gy,
+    scale)`` as from :func:`image_gradient`. Returns ``(K, N)``: the mean gradient across
+    each projected outline circle (32 samples), in units of ``scale``, each sample capped
+    so that a piece's strong edge cannot outweigh a missing outline; samples outside the
+    image count 0.
+    """
+    gx, gy, scale = gradient
+    ang = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+    circ = np.stack([np.cos(ang), np.sin(ang)], 1) * radius
+    src = (centres[:, None, :] + circ[None]).reshape(-1, 2)
+    q = np.c_[src, np.ones(len(src))] @ np.transpose(Hs, (0, 2, 1))  # (K, M, 3)
+    p = (q[..., :2] / q[..., 2:3]).reshape(len(Hs), len(centres), len(ang), 2)
+    tangent = np.roll(p, -1, axis=2) - np.roll(p, 1, axis=2)
+    normal = np.stack([tangent[..., 1], -tangent[..., 0]], -1)
+    normal /= np.linalg.norm(normal, axis=-1, keepdims=True) + 1e-9
+    h, w = gx.shape
+    inside = (p[..., 0] >= 0) & (p[..., 0] < w - 1) & (p[..., 1] >= 0) & (p[..., 1] < h - 1) & (q[..., 2].reshape(p.shape[:3]) > 0)
+    xy = np.where(inside[..., None], p, 0).reshape(-1, 2)
+    sx = sample(gx, xy).reshape(p.shape[:3])
+    sy = sample(gy, xy).reshape(p.shape[:3])
+    g = np.abs(sx * normal[..., 0] + sy * normal[..., 1]) / max(scale, 1e-6)
+    g = np.where(inside, np.minimum(g, 4.0), 0.0)
+    return g.mean(axis=2)
 
 
 def _spacing_ok(blob: np.ndarray, step: np.ndarray, settings) -> bool:
@@ -179,12 +259,15 @@ def _spacing_ok(blob: np.ndarray, step: np.ndarray, settings) -> bool:
     return settings.min_spacing_ratio <= ratio <= settings.max_spacing_ratio
 
 
-def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None = None) -> LatticeFit | None:
+def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None = None,
+                gradient: tuple | None = None) -> LatticeFit | None:
     """Find the best 4x4 lattice among ``blobs`` (``(N, 6)`` from ``vision.cells``).
 
     ``settings``: ``LatticeSettings``; ``image_size`` ``(w, h)`` lets lattices too small
     to be a board in view (``min_pitch_fraction``) be skipped. Returns ``None`` when no
-    lattice has at least ``min_cells`` matched cells.
+    lattice has at least ``min_cells`` matched cells. ``gradient``: ``(gx, gy, scale)``
+    of the grey image (see :func:`image_gradient`); when given, the outline evidence at
+    every lattice point helps choose which 4x4 window of a lattice is the board.
     """
     min_pitch = settings.min_pitch_fraction * min(image_size) if image_size else 0.0
     n = len(blobs)
@@ -226,12 +309,15 @@ def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None 
                 grown = _grow(a, b, c, blobs, settings)
                 if grown is None:
                     continue
-                idx, ids = grown
+                idx, ids, H_idx = grown
                 key = tuple(sorted(ids.tolist()))
                 if key in tried:
                     continue
                 tried.add(key)
-                fit = _window_fit(idx, ids, blobs, settings)
+                support = None
+                if gradient is not None:
+                    support = outline_support(H_idx, _outline_radius(H_idx, idx, ids, blobs), gradient[:2], gradient[2])
+                fit = _window_fit(idx, ids, blobs, settings, support)
                 if fit is None or fit.pitch < min_pitch:
                     continue
                 if best is None or fit.score > best.score:
@@ -245,8 +331,27 @@ def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None 
     return best
 
 
-def _window_fit(idx, ids, blobs, settings) -> LatticeFit | None:
-    (inside_n, neg_ring), oi, oj, inside = _best_window(idx, ids)
+def _outline_radius(H, idx, ids, blobs) -> float:
+    """The cells' outline radius in pitches, from the matched blobs' areas."""
+    right = apply_homography(H, idx + [1, 0]) - apply_homography(H, idx)
+    down = apply_homography(H, idx + [0, 1]) - apply_homography(H, idx)
+    area = np.abs(right[:, 0] * down[:, 1] - right[:, 1] * down[:, 0])
+    rel = float(np.median(blobs[ids, 5] / np.maximum(area, 1e-6)))
+    return float(np.clip(np.sqrt(rel / np.pi), 0.2, 0.55))
+
+
+def image_gradient(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(gx, gy, scale)`` of a grey image for :func:`outline_support`: Sobel gradients
+    (float32) and the 90th percentile of the gradient magnitude."""
+    g = gray.astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.abs(gx[::4, ::4]) + np.abs(gy[::4, ::4])
+    return gx, gy, float(np.percentile(mag, 90)) + 1.0
+
+
+def _window_fit(idx, ids, blobs, settings, support=None) -> LatticeFit | None:
+    (inside_n, neg_ring), oi, oj, inside = _best_window(idx, ids, support, settings.window_support_weight)
     if inside_n < 4:
         return None
     win_idx = idx[inside] - [oi, oj]

@@ -23,7 +23,8 @@ from vision.cells import find_blobs
 from vision.features import features_from_work
 from vision.geometry import apply_homography, cell_grid
 from vision.image import to_bgr8, too_dark, working_scale
-from vision.lattice import fit_lattice, orient
+from vision.lattice import fit_lattice, image_gradient, match_cells, orient
+from vision.outline import cell_support, fit_outline
 from vision.obstruction import obstructed_cells, top_down
 from vision.reading import BoardReading
 from vision.settings import VisionSettings
@@ -60,21 +61,44 @@ class Recognizer:
             return _failed(TOO_DARK, timings, bgr)
         blobs = find_blobs(gray, st.cells)
         t = _lap(timings, "cells", t)
-        fit = fit_lattice(blobs, st.lattice, (gray.shape[1], gray.shape[0]))
+        gradient = image_gradient(gray)
+        fit = fit_lattice(blobs, st.lattice, (gray.shape[1], gray.shape[0]), gradient)
+        if fit is not None and (fit.rms > st.lattice.max_rms_pitch or fit.outside > st.lattice.max_outside):
+            fit = None
         t = _lap(timings, "lattice", t)
-        if fit is None or fit.rms > st.lattice.max_rms_pitch or fit.outside > st.lattice.max_outside:
+        H_fit = None if fit is None else fit.H
+        matched = None if fit is None else fit.matched
+        lattice_support = -1.0
+        if fit is not None:
+            radius = _blob_radius(fit.H, fit.matched, blobs)
+            lattice_support = float(cell_support(fit.H, radius, gradient).mean())
+        if fit is None or fit.inside < st.outline.trigger_cells or lattice_support < st.outline.trigger_support:
+            # most cells hidden (a full board), none seen, or a doubtful lattice: try
+            # the board's outline and keep whichever explains the cells better
+            out = fit_outline(gray, blobs, gradient, st.outline)
+            t = _lap(timings, "outline", t)
+            if out is not None:
+                H_out, support, radius = out
+                if fit is not None:
+                    lattice_support = float(cell_support(fit.H, radius, gradient).mean())
+                if support >= st.outline.min_support and support > lattice_support:
+                    H_fit = H_out
+                    matched = match_cells(H_out, blobs, st.lattice)
+        if H_fit is None:
             return _failed(NO_BOARD, timings, bgr)
-        H_work, perm = orient(fit.H)
-        matched = fit.matched[perm]
-        centres_work = _cell_centres(H_work, matched, blobs)
+        H_work, perm = orient(H_fit)
+        matched = matched[perm]
+        centres_work = _cell_centres(H_work, matched, blobs, st.lattice.max_centre_offset)
         seen = matched >= 0
         if seen.sum() >= 6:
             # refit to the perspective-corrected centres: better predictions where no
             # blob was seen, and a better pose for the pieces
-            H_refit, _ = cv2.findHomography(cell_grid()[seen], centres_work[seen], 0)
+            pitch_px = float(np.median(_pitch_px(H_work)))
+            H_refit, _ = cv2.findHomography(cell_grid()[seen], centres_work[seen], cv2.RANSAC,
+                                            st.lattice.ransac_pitch * pitch_px)
             if H_refit is not None:
                 H_work = H_refit / H_refit[2, 2]
-                centres_work = _cell_centres(H_work, matched, blobs)
+                centres_work = _cell_centres(H_work, matched, blobs, st.lattice.max_centre_offset)
         h, w = gray.shape
         pitch = _pitch_px(H_work)
         if np.median(pitch) < st.lattice.min_pitch_fraction * min(h, w):
@@ -190,7 +214,7 @@ def _confidence(cells, probs) -> np.ndarray:
     return conf
 
 
-def _cell_centres(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray) -> np.ndarray:
+def _cell_centres(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray, max_offset_pitch: float = 0.08) -> np.ndarray:
     """``(16, 2)`` cell centres: the blob seen at a cell where there is one, else the
     homography's prediction shifted by the mean offset of the nearest seen cells (which
     absorbs mild lens distortion)."""
@@ -198,6 +222,12 @@ def _cell_centres(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray) -> np.n
     seen = matched >= 0
     out = pred.copy()
     out[seen] = blobs[matched[seen], :2] - _perspective_bias(H, matched, blobs)[seen]
+    # a blob far from where the board's homography puts its cell is a piece or a
+    # merged outline, not the cell: trust the homography there
+    pitch = _pitch_px(H)
+    far = seen & (np.hypot(*(out - pred).T) > max_offset_pitch * pitch)
+    out[far] = pred[far]
+    seen = seen & ~far
     if seen.any():
         offs = out[seen] - pred[seen]
         grid = cell_grid()
@@ -206,6 +236,19 @@ def _cell_centres(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray) -> np.n
             w = 1.0 / (d + 0.05) ** 2
             out[i] = pred[i] + (offs * w[:, None]).sum(0) / w.sum()
     return out
+
+
+def _blob_radius(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray) -> float:
+    """Outline radius of the cells (pitches) from the blobs seen at them."""
+    seen = matched >= 0
+    if not seen.any():
+        return 0.42
+    grid = cell_grid()[seen]
+    right = apply_homography(H, grid + [0.25, 0]) - apply_homography(H, grid)
+    down = apply_homography(H, grid + [0, 0.25]) - apply_homography(H, grid)
+    area = np.abs(right[:, 0] * down[:, 1] - right[:, 1] * down[:, 0])
+    rel = float(np.median(blobs[matched[seen], 5] / np.maximum(area, 1e-6)))
+    return float(np.clip(np.sqrt(rel / np.pi), 0.2, 0.55))
 
 
 def _perspective_bias(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray) -> np.ndarray:

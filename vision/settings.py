@@ -112,6 +112,9 @@ class LatticeSettings:
     #: how much shape and size mismatch count against distance when choosing a blob
     shape_weight: float = 0.15
     size_weight: float = 0.15
+    #: a seen cell's blob centre is used as the cell centre only within this many
+    #: pitches of where the homography puts it (else it is a piece or merged outline)
+    max_centre_offset: float = 0.08
     #: RANSAC inlier threshold when refitting a lattice, in pitches
     ransac_pitch: float = 0.1
     #: at most this many lattice hypotheses are grown per frame (bounds the time spent
@@ -121,6 +124,9 @@ class LatticeSettings:
     #: and this small a residual (pitches)
     early_stop_cells: int = 13
     early_stop_rms: float = 0.06
+    #: weight of outline evidence (per cell, in units of the image's typical strong
+    #: gradient) against one matched blob when choosing the board's 4x4 window
+    window_support_weight: float = 2.0
     #: growing steps per hypothesis
     grow_iterations: int = 5
     #: a board needs at least this many of its 16 cells seen as blobs
@@ -139,6 +145,43 @@ class LatticeSettings:
     min_pitch_fraction: float = 0.04
     #: RMS residual of matched blobs to the fitted homography, in pitches, at most this
     max_rms_pitch: float = 0.12
+
+
+@dataclass
+class OutlineSettings:
+    """Finding the board by its outline when pieces hide most cells (``vision.outline``)."""
+
+    #: used when the cell lattice saw fewer than this many cells
+    trigger_cells: int = 11
+    #: coarse adaptive-threshold window, fraction of the longer side
+    block_fraction: float = 0.25
+    #: opening (pixels) that cuts thin bridges between the board and its surroundings
+    close_pixels: int = 7
+    #: outline area bounds as fractions of the image
+    min_area_fraction: float = 0.04
+    max_area_fraction: float = 0.9
+    #: region area over its convex hull at least this (pieces bite into the region)
+    min_solidity: float = 0.6
+    #: straight sides: RANSAC trials per side, inlier distance (fraction of the region's
+    #: size), and each side must hold this fraction of a quarter of the outline
+    line_trials: int = 60
+    line_tolerance: float = 0.012
+    min_side_fraction: float = 0.35
+    #: the grid's side as a fraction of the board's side, searched in this range
+    min_grid_scale: float = 0.6
+    max_grid_scale: float = 0.96
+    grid_scale_step: float = 0.02
+    #: the grid's turn on the board (the Gigamic grid is turned 45 degrees)
+    grid_angles: tuple = (0.0, 45.0)
+    #: cell outline radii tried, in pitches (rings ~0.42, drawn squares ~0.48, recesses ~0.38)
+    cell_radii: tuple = (0.42, 0.36, 0.48)
+    #: local search on the grid corners: first step (pitches) and rounds
+    refine_step_pitch: float = 0.08
+    refine_rounds: int = 10
+    #: ... or when the lattice's mean outline support per cell is below this
+    trigger_support: float = 1.3
+    #: a board found this way needs at least this mean outline support per cell
+    min_support: float = 0.55
 
 
 @dataclass
@@ -208,6 +251,7 @@ class VisionSettings:
     image: ImageSettings = field(default_factory=ImageSettings)
     cells: CellSettings = field(default_factory=CellSettings)
     lattice: LatticeSettings = field(default_factory=LatticeSettings)
+    outline: OutlineSettings = field(default_factory=OutlineSettings)
     camera: CameraSettings = field(default_factory=CameraSettings)
     pieces: PieceSettings = field(default_factory=PieceSettings)
     track: TrackSettings = field(default_factory=TrackSettings)

@@ -1,0 +1,212 @@
+"""Stage 2b: the board's outline, for boards whose cells are mostly hidden by pieces.
+
+When too few cells show as blobs (a full board in a calibration photo), the board itself
+is still a big four-sided region. This stage proposes such quadrilaterals, then places a
+4x4 grid inside each (the grid's size relative to the board and its turn, 0° or 45° as on
+the Gigamic board, are searched), scores each placement by the cell-outline evidence at
+its 16 cells (see ``vision.lattice.outline_support``) plus the blobs it explains, and
+refines the best by a local search on the grid's corners.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.geometry import apply_homography, cell_grid
+from vision.lattice import outline_support_batch
+
+
+def board_quads(gray: np.ndarray, settings) -> list[np.ndarray]:
+    """Candidate board outlines: list of ``(4, 2)`` float arrays (corners, any start,
+    consistent turn) from global and coarse adaptive thresholds of ``gray`` ``(H, W)``
+    uint8. ``settings``: ``OutlineSettings``."""
+    h, w = gray.shape
+    area_img = float(h * w)
+    blur = cv2.GaussianBlur(gray, (7, 7), 0)
+    binaries = []
+    _, otsu = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    binaries += [otsu, 255 - otsu]
+    block = max(3, int(settings.block_fraction * max(h, w)) | 1)
+    for sign in (1, -1):
+        b = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+                                  cv2.THRESH_BINARY if sign > 0 else cv2.THRESH_BINARY_INV, block, -sign * 4)
+        binaries.append(b)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (settings.close_pixels, settings.close_pixels))
+    quads = []
+    for b in binaries:
+        b = cv2.morphologyEx(b, cv2.MORPH_OPEN, kernel)
+        contours, _ = cv2.findContours(b, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for c in contours:
+            a = cv2.contourArea(c)
+            if not (settings.min_area_fraction * area_img <= a <= settings.max_area_fraction * area_img):
+                continue
+            hull = cv2.convexHull(c)
+            if a / max(cv2.contourArea(hull), 1.0) < settings.min_solidity:
+                continue
+            x0, y0, bw, bh = cv2.boundingRect(c)
+            if x0 <= 1 and y0 <= 1 and x0 + bw >= w - 1 and y0 + bh >= h - 1:
+                continue  # the background around everything, not a board
+            for q in (_quad_of(hull), _quad_by_lines(c, settings)):
+                if q is not None:
+                    quads.append(q)
+    return _dedupe(quads)
+
+
+def _quad_by_lines(contour: np.ndarray, settings) -> np.ndarray | None:
+    """Four dominant straight sides of a region's outline (RANSAC, seeded), so that
+    pieces sticking out over the board's far edge do not bend the quadrilateral.
+    Returns ``(4, 2)`` corners in turn order, or ``None``."""
+    pts = contour[:, 0, :].astype(float)
+    # densify: CHAIN_APPROX_SIMPLE keeps only the ends of straight runs
+    dense = []
+    for a, b in zip(pts, np.roll(pts, -1, axis=0)):
+        n = max(1, int(np.hypot(*(b - a)) // 3))
+        dense.append(a + (b - a) * np.arange(n)[:, None] / n)
+    pts = np.concatenate(dense)
+    size = np.sqrt(cv2.contourArea(contour.astype(np.float32)))
+    tol = settings.line_tolerance * size
+    rng = np.random.default_rng(0)
+    lines = []
+    remaining = pts
+    for _ in range(4):
+        if len(remaining) < 10:
+            return None
+        i = rng.integers(0, len(remaining), settings.line_trials)
+        j = rng.integers(0, len(remaining), settings.line_trials)
+        d = remaining[j] - remaining[i]
+        L = np.hypot(d[:, 0], d[:, 1])
+        ok = L > 0.2 * size
+        if not ok.any():
+            return None
+        n = np.stack([-d[ok, 1], d[ok, 0]], 1) / L[ok, None]
+        base = remaining[i[ok]]
+        dist = np.abs(np.einsum("kmd,kd->km", remaining[None, :, :] - base[:, None, :], n))
+        counts = (dist < tol).sum(1)
+        k = int(np.argmax(counts))
+        if counts[k] < settings.min_side_fraction * len(pts) / 4:
+            return None
+        inl = dist[k] < tol
+        seg = remaining[inl]
+        mean = seg.mean(0)
+        _, _, vt = np.linalg.svd(seg - mean, full_matrices=False)
+        lines.append((mean, vt[0]))
+        remaining = remaining[~inl]
+    # order the lines around the centroid and intersect neighbours
+    centre = pts.mean(0)
+    order = np.argsort([np.arctan2(*(m - centre)[::-1]) for m, _ in lines])
+    lines = [lines[k] for k in order]
+    corners = []
+    for k in range(4):
+        (p1, d1), (p2, d2) = lines[k], lines[(k + 1) % 4]
+        A = np.array([d1, -d2]).T
+        if abs(np.linalg.det(A)) < 0.2:
+            return None
+        t = np.linalg.solve(A, p2 - p1)
+        corners.append(p1 + t[0] * d1)
+    q = np.array(corners)
+    if not cv2.isContourConvex(q.astype(np.float32)):
+        return None
+    if cv2.contourArea(q.astype(np.float32)) > 1.6 * cv2.contourArea(contour.astype(np.float32)):
+        return None
+    return q
+
+
+def _quad_of(hull: np.ndarray) -> np.ndarray | None:
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.01, 0.02, 0.03, 0.045, 0.06, 0.08):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            return approx[:, 0, :].astype(float)
+        if len(approx) < 4:
+            return None
+    return None
+
+
+def _dedupe(quads: list[np.ndarray]) -> list[np.ndarray]:
+    """Drop quadrilaterals whose corners all lie near another's."""
+    out: list[np.ndarray] = []
+    for q in quads:
+        size = np.sqrt(cv2.contourArea(q.astype(np.float32)))
+        same = False
+        for o in out:
+            d = np.hypot(q[:, None, 0] - o[None, :, 0], q[:, None, 1] - o[None, :, 1]).min(1)
+            if d.max() < 0.03 * size:
+                same = True
+                break
+        if not same:
+            out.append(q)
+    return out
+
+
+def _grid_transform(scale: float, angle_deg: float) -> np.ndarray:
+    """Board-unit-square (cells) -> outline-unit-square: a centred grid of side ``scale``
+    turned by ``angle_deg``."""
+    t = np.radians(angle_deg)
+    c, s = np.cos(t), np.sin(t)
+    T1 = np.array([[1, 0, -0.5], [0, 1, -0.5], [0, 0, 1]])
+    S = np.diag([scale, scale, 1.0])
+    R = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+    T2 = np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
+    return T2 @ R @ S @ T1
+
+
+def cell_support(H: np.ndarray, radius: float, gradient) -> np.ndarray:
+    """``(16,)`` outline evidence at the cells of a board homography ``H`` (board unit
+    square -> pixels); ``radius`` in pitches; ``gradient`` ``(gx, gy, scale)``."""
+    return outline_support_batch(H[None], cell_grid(), radius * 0.25, gradient)[0]
+
+
+def fit_outline(gray: np.ndarray, blobs: np.ndarray, gradient, settings):
+    """Best board homography (board unit square -> pixels) from the board's outline, or
+    ``None``. Returns ``(H, score)`` where score is the mean outline support per cell."""
+    quads = board_quads(gray, settings)
+    if not quads:
+        return None
+    scales = np.arange(settings.min_grid_scale, settings.max_grid_scale + 1e-9, settings.grid_scale_step)
+    src = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    Hs = []
+    for q in quads:
+        Hq = cv2.getPerspectiveTransform(src, q.astype(np.float32)).astype(np.float64)
+        for angle in settings.grid_angles:
+            for sc in scales:
+                Hs.append(Hq @ _grid_transform(sc, angle))
+    Hs = np.array(Hs)
+    best = None
+    for radius in settings.cell_radii:
+        sup = outline_support_batch(Hs, cell_grid(), radius * 0.25, gradient).mean(1)
+        k = int(np.argmax(sup))
+        if best is None or sup[k] > best[0]:
+            best = (float(sup[k]), Hs[k], radius)
+    if best is None:
+        return None
+    s, H, radius = best
+    H, s = _refine(H, radius, gradient, settings)
+    return H, s, radius
+
+
+def _refine(H: np.ndarray, radius: float, gradient, settings):
+    """Local search on the grid's four corners (pixels) to maximise outline support:
+    each round tries moving every corner coordinate by +-step (all 16 candidates in one
+    batch), keeps the best, and halves the step when nothing improves."""
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    x = apply_homography(H, unit).ravel()
+    best_s = float(cell_support(H, radius, gradient).mean())
+    best_H = H
+    pitch = np.median(np.hypot(*np.diff(np.vstack([x.reshape(4, 2), x[:2]]), axis=0).T)) / 4
+    step = settings.refine_step_pitch * pitch
+    for _ in range(settings.refine_rounds):
+        cands = np.repeat(x[None], 16, axis=0)
+        for k in range(8):
+            cands[2 * k, k] += step
+            cands[2 * k + 1, k] -= step
+        Hs = np.array([cv2.getPerspectiveTransform(unit, c.reshape(4, 2).astype(np.float32)) for c in cands], float)
+        sup = outline_support_batch(Hs, cell_grid(), radius * 0.25, gradient).mean(1)
+        k = int(np.argmax(sup))
+        if sup[k] > best_s:
+            best_s, best_H, x = float(sup[k]), Hs[k], cands[k]
+        else:
+            step /= 2
+            if step < 0.25:
+                break
+    return best_H, best_s
