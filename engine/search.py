@@ -78,7 +78,13 @@ PCELL = SCR + 16  # [32][16] cell permutations
 PINV = PCELL + 512  # [32][16] their inverses
 PLO = PINV + 512  # [32][256] permuted mask of the low byte
 PHI = PLO + 8192  # [32][256] permuted mask of the high byte
-W_SIZE = PHI + 8192
+STAT = PHI + 8192  # [17] nodes per number of empties (statistics)
+STAT2 = STAT + 17  # [17] cut nodes per e
+STAT3 = STAT2 + 17  # [17] children tried at cut nodes per e
+STAT4 = STAT3 + 17  # [17] children at all nodes
+S2C = STAT4 + 17  # [17][16] per depth: OR of the shared values of two-piece groups through a cell
+LIST = S2C + 272  # [17][256][3] per depth: cell, piece, priority (ordered nodes)
+W_SIZE = LIST + 17 * 768
 
 INF = 100
 
@@ -200,6 +206,122 @@ def _from_frame(W, e, mv):
 
 
 @njit(cache=True)
+def _ordered_moves(W, e, hand, avail, occ, tt_cell, tt_piece):
+    """Fill W[LIST + 768 * e:] with every (cell, safe piece) move, sorted so that the
+    opponent keeps the fewest (cell, safe piece) replies; the table's move first.
+    A placement that leaves no safe piece appears once with piece -1 (last).
+    Returns the number of moves, or -1 - index of a move after which the opponent
+    has no reply that hands back a safe piece (a win in 3 plies, the best possible
+    here when there is no immediate win)."""
+    lst = LIST + 768 * e
+    n = 0
+    vh = W[VMC + hand]
+    empties = 0xFFFF & ~occ
+    pre = PRE + 17 * e
+    suf = SUF + 17 * e
+    sv = SAVE + 8 * e
+    dedupe = W[DEDUPE]
+    t3c = T3 + 16 * (e - 1)
+    prec = PRE + 17 * (e - 1)
+    sufc = SUF + 17 * (e - 1)
+    s2c = S2C + 16 * (e - 1)
+    ng = W[NGROUPS]
+    x = empties
+    while x:
+        c = _lowbit_index(x)
+        x &= x - 1
+        bit = 1 << c
+        tnew = W[pre + c] | W[suf + c + 1]
+        for j in range(W[CNG + c]):
+            g = W[CGROUPS + 8 * c + j]
+            if W[GCNT + g] == 2:
+                tnew |= W[GSHR + g] & vh
+        safe = avail & ~W[POISON + tnew]
+        if safe == 0:
+            W[lst + 3 * n] = c
+            W[lst + 3 * n + 1] = -1
+            W[lst + 3 * n + 2] = 1 << 20
+            n += 1
+            continue
+        # the board after placing the hand piece on c, as the opponent sees it
+        ncg = W[CNG + c]
+        for j in range(ncg):
+            g = W[CGROUPS + 8 * c + j]
+            W[sv + j] = W[GSHR + g]
+            W[GSHR + g] &= vh
+            W[GCNT + g] += 1
+        nocc = occ | bit
+        for c2 in range(16):
+            W[t3c + c2] = 0
+            W[s2c + c2] = 0
+        for g in range(ng):
+            cnt = W[GCNT + g]
+            if cnt == 3:
+                W[t3c + _lowbit_index(W[GROUPS + g] & ~nocc)] |= W[GSHR + g]
+            elif cnt == 2:
+                y = W[GROUPS + g] & ~nocc
+                while y:
+                    c2 = _lowbit_index(y)
+                    y &= y - 1
+                    W[s2c + c2] |= W[GSHR + g]
+        W[prec] = 0
+        for c2 in range(16):
+            W[prec + c2 + 1] = W[prec + c2] | W[t3c + c2]
+        W[sufc + 16] = 0
+        for c2 in range(15, -1, -1):
+            W[sufc + c2] = W[sufc + c2 + 1] | W[t3c + c2]
+        seen = np.int64(0)
+        rest = safe
+        while rest:
+            q = _lowbit_index(rest)
+            rest &= rest - 1
+            if dedupe:
+                dup = False
+                y = seen
+                while y:
+                    r = _lowbit_index(y)
+                    y &= y - 1
+                    if W[VMC + r] == W[VMC + q]:
+                        dup = True
+                        break
+                seen |= 1 << q
+                if dup:
+                    continue
+            vq = W[VMC + q]
+            navail = avail & ~(1 << q)
+            replies = 0
+            y = empties & ~bit
+            while y:
+                c2 = _lowbit_index(y)
+                y &= y - 1
+                replies += _popcount(navail & ~W[POISON + (W[prec + c2] | W[sufc + c2 + 1] | (W[s2c + c2] & vq))])
+            W[lst + 3 * n] = c
+            W[lst + 3 * n + 1] = q
+            W[lst + 3 * n + 2] = -1 if (c == tt_cell and q == tt_piece) else replies
+            n += 1
+            if replies == 0:
+                for j in range(ncg):
+                    g = W[CGROUPS + 8 * c + j]
+                    W[GSHR + g] = W[sv + j]
+                    W[GCNT + g] -= 1
+                return -n
+        for j in range(ncg):
+            g = W[CGROUPS + 8 * c + j]
+            W[GSHR + g] = W[sv + j]
+            W[GCNT + g] -= 1
+    # insertion sort on the priority (stable)
+    for i in range(1, n):
+        j = i
+        while j > 0 and W[lst + 3 * (j - 1) + 2] > W[lst + 3 * j + 2]:
+            for col in range(3):
+                tmp = W[lst + 3 * (j - 1) + col]
+                W[lst + 3 * (j - 1) + col] = W[lst + 3 * j + col]
+                W[lst + 3 * j + col] = tmp
+            j -= 1
+    return n
+
+
+@njit(cache=True)
 def _clock():
     with objmode(t="float64"):
         t = time.perf_counter()
@@ -213,6 +335,7 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
     the move giving the best score is written to W[ROOT_CELL], W[ROOT_GIVE]
     (give -1 when the game ends with the placement)."""
     W[NODES] += 1
+    W[STAT + e] += 1
     if W[ABORT]:
         return 0
     if deadline > 0.0 and (W[NODES] & 0x3FFF) == 0:
@@ -243,6 +366,27 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
         if is_root:
             W[ROOT_CELL] = _lowbit_index(empties)
             W[ROOT_GIVE] = -1
+        return 0
+    # dead draw: no group can be completed any more with a value its pieces share,
+    # counting the pieces left (those to hand over and the one in hand)
+    rem = avail | (1 << hand)
+    live = False
+    for g in range(ng):
+        sh = W[GSHR + g]
+        cnt = W[GCNT + g]
+        if sh == 0 or cnt == 4:
+            continue
+        need = 4 - cnt
+        for v in range(8):
+            if (sh >> v) & 1 and _popcount(rem & W[POISON + (1 << v)]) >= need:
+                live = True
+                break
+        if live:
+            break
+    if not live:
+        if is_root:
+            W[ROOT_CELL] = _lowbit_index(empties)
+            W[ROOT_GIVE] = _lowbit_index(avail)
         return 0
     hi_bound = e - 2
     lo_bound = -(e - 1)
@@ -302,109 +446,50 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
     for c in range(15, -1, -1):
         W[suf + c] = W[suf + c + 1] | W[t3 + c]
 
-    # moves: (cell, safe pieces), TT cell first
-    mvs = MOVES + 48 * e
-    nmoves = 0
-    x = empties
-    while x:
-        c = _lowbit_index(x)
-        x &= x - 1
-        # threats after placing the hand piece on c: the old ones not on c, plus
-        # groups through c that now hold three pieces sharing a value with the hand
-        tnew = W[pre + c] | W[suf + c + 1]
-        for j in range(W[CNG + c]):
-            g = W[CGROUPS + 8 * c + j]
-            if W[GCNT + g] == 2:
-                tnew |= W[GSHR + g] & vh
-        safe = avail & ~W[POISON + tnew]
-        m = mvs + 3 * nmoves
-        W[m] = c
-        W[m + 1] = safe
-        if c == tt_cell:
-            W[m + 2] = 0
-        elif safe == 0:
-            W[m + 2] = 99
-        else:  # fewest safe pieces first: the placement that makes the most threats
-            W[m + 2] = 1 + _popcount(safe)
-        nmoves += 1
-    for i in range(1, nmoves):  # stable insertion sort on the priority
-        j = i
-        while j > 0 and W[mvs + 3 * (j - 1) + 2] > W[mvs + 3 * j + 2]:
-            for col in range(3):
-                tmp = W[mvs + 3 * (j - 1) + col]
-                W[mvs + 3 * (j - 1) + col] = W[mvs + 3 * j + col]
-                W[mvs + 3 * j + col] = tmp
-            j -= 1
-
     alpha0 = alpha
     best = -INF
     best_cell = -1
     best_piece = -1
-    dedupe = W[DEDUPE]
     sv = SAVE + 8 * e
-    for mi in range(nmoves):
-        c = W[mvs + 3 * mi]
-        safe = W[mvs + 3 * mi + 1]
-        if safe == 0 or e == 2:
-            # no safe piece: they win next ply; with one cell left after this
-            # placement and the last piece safe: a draw
-            v = lo_bound if safe == 0 else 0
-            if v > best:
-                best = v
-                best_cell = c
-                best_piece = _lowbit_index(avail)
-                if is_root:
-                    W[ROOT_CELL] = c
-                    W[ROOT_GIVE] = best_piece
-                if v > alpha:
-                    alpha = v
-            if alpha >= beta:
-                break
-            continue
-        # place
-        bit = 1 << c
-        ncg = W[CNG + c]
-        for j in range(ncg):
-            g = W[CGROUPS + 8 * c + j]
-            W[sv + j] = W[GSHR + g]
-            W[GSHR + g] &= vh
-            W[GCNT + g] += 1
-        n0 = a0 | bit if hand & 1 else a0
-        n1 = a1 | bit if hand & 2 else a1
-        n2 = a2 | bit if hand & 4 else a2
-        n3 = a3 | bit if hand & 8 else a3
-        nocc = occ | bit
-        first = -1
-        if c == tt_cell and tt_piece >= 0 and (safe >> tt_piece) & 1:
-            first = tt_piece
-        rest = safe
-        seen = np.int64(0)  # pieces already tried (for the beginner variant's duplicates)
-        step = 0
-        while True:
-            if step == 0 and first >= 0:
-                q = first
-                rest &= ~(1 << q)
+    tried = 0
+    if e >= W[ORDER_MIN]:
+        n = _ordered_moves(W, e, hand, avail, occ, tt_cell, tt_piece)
+        lst = LIST + 768 * e
+        if n < 0:  # a move leaves the opponent no safe reply: win in 3 plies
+            m = lst + 3 * (-n - 1)
+            best = hi_bound
+            best_cell = W[m]
+            best_piece = W[m + 1]
+            if is_root:
+                W[ROOT_CELL] = best_cell
+                W[ROOT_GIVE] = best_piece
+            n = 0
+        for mi in range(n):
+            c = W[lst + 3 * mi]
+            q = W[lst + 3 * mi + 1]
+            if q < 0:
+                v = lo_bound
+                q = _lowbit_index(avail)
             else:
-                if rest == 0:
-                    break
-                q = _lowbit_index(rest)
-                rest &= rest - 1
-            step += 1
-            if dedupe:
-                dup = False
-                y = seen
-                while y:
-                    r = _lowbit_index(y)
-                    y &= y - 1
-                    if W[VMC + r] == W[VMC + q]:
-                        dup = True
-                        break
-                seen |= 1 << q
-                if dup:
-                    continue
-            v = -negamax(W, TT, e - 1, -beta, -alpha, q, avail & ~(1 << q), nocc, n0, n1, n2, n3, deadline)
-            if W[ABORT]:
-                break
+                bit = 1 << c
+                ncg = W[CNG + c]
+                for j in range(ncg):
+                    g = W[CGROUPS + 8 * c + j]
+                    W[sv + j] = W[GSHR + g]
+                    W[GSHR + g] &= vh
+                    W[GCNT + g] += 1
+                n0 = a0 | bit if hand & 1 else a0
+                n1 = a1 | bit if hand & 2 else a1
+                n2 = a2 | bit if hand & 4 else a2
+                n3 = a3 | bit if hand & 8 else a3
+                v = -negamax(W, TT, e - 1, -beta, -alpha, q, avail & ~(1 << q), occ | bit, n0, n1, n2, n3, deadline)
+                tried += 1
+                for j in range(ncg):
+                    g = W[CGROUPS + 8 * c + j]
+                    W[GSHR + g] = W[sv + j]
+                    W[GCNT + g] -= 1
+                if W[ABORT]:
+                    return 0
             if v > best:
                 best = v
                 best_cell = c
@@ -416,15 +501,131 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
                     alpha = v
                     if alpha >= beta:
                         break
-        for j in range(ncg):  # take back
-            g = W[CGROUPS + 8 * c + j]
-            W[GSHR + g] = W[sv + j]
-            W[GCNT + g] -= 1
-        if W[ABORT]:
-            return 0
-        if alpha >= beta:
-            break
+    else:
+        # moves: (cell, safe pieces), TT cell first
+        mvs = MOVES + 48 * e
+        nmoves = 0
+        x = empties
+        while x:
+            c = _lowbit_index(x)
+            x &= x - 1
+            # threats after placing the hand piece on c: the old ones not on c, plus
+            # groups through c that now hold three pieces sharing a value with the hand
+            tnew = W[pre + c] | W[suf + c + 1]
+            for j in range(W[CNG + c]):
+                g = W[CGROUPS + 8 * c + j]
+                if W[GCNT + g] == 2:
+                    tnew |= W[GSHR + g] & vh
+            safe = avail & ~W[POISON + tnew]
+            m = mvs + 3 * nmoves
+            W[m] = c
+            W[m + 1] = safe
+            if c == tt_cell:
+                W[m + 2] = 0
+            elif safe == 0:
+                W[m + 2] = 99
+            else:  # fewest safe pieces first: the placement that makes the most threats
+                W[m + 2] = 1 + _popcount(safe)
+            nmoves += 1
+        for i in range(1, nmoves):  # stable insertion sort on the priority
+            j = i
+            while j > 0 and W[mvs + 3 * (j - 1) + 2] > W[mvs + 3 * j + 2]:
+                for col in range(3):
+                    tmp = W[mvs + 3 * (j - 1) + col]
+                    W[mvs + 3 * (j - 1) + col] = W[mvs + 3 * j + col]
+                    W[mvs + 3 * j + col] = tmp
+                j -= 1
 
+        dedupe = W[DEDUPE]
+        for mi in range(nmoves):
+            c = W[mvs + 3 * mi]
+            safe = W[mvs + 3 * mi + 1]
+            if safe == 0 or e == 2:
+                # no safe piece: they win next ply; with one cell left after this
+                # placement and the last piece safe: a draw
+                v = lo_bound if safe == 0 else 0
+                if v > best:
+                    best = v
+                    best_cell = c
+                    best_piece = _lowbit_index(avail)
+                    if is_root:
+                        W[ROOT_CELL] = c
+                        W[ROOT_GIVE] = best_piece
+                    if v > alpha:
+                        alpha = v
+                if alpha >= beta:
+                    break
+                continue
+            # place
+            bit = 1 << c
+            ncg = W[CNG + c]
+            for j in range(ncg):
+                g = W[CGROUPS + 8 * c + j]
+                W[sv + j] = W[GSHR + g]
+                W[GSHR + g] &= vh
+                W[GCNT + g] += 1
+            n0 = a0 | bit if hand & 1 else a0
+            n1 = a1 | bit if hand & 2 else a1
+            n2 = a2 | bit if hand & 4 else a2
+            n3 = a3 | bit if hand & 8 else a3
+            nocc = occ | bit
+            first = -1
+            if c == tt_cell and tt_piece >= 0 and (safe >> tt_piece) & 1:
+                first = tt_piece
+            rest = safe
+            seen = np.int64(0)  # pieces already tried (for the beginner variant's duplicates)
+            step = 0
+            while True:
+                if step == 0 and first >= 0:
+                    q = first
+                    rest &= ~(1 << q)
+                else:
+                    if rest == 0:
+                        break
+                    q = _lowbit_index(rest)
+                    rest &= rest - 1
+                step += 1
+                if dedupe:
+                    dup = False
+                    y = seen
+                    while y:
+                        r = _lowbit_index(y)
+                        y &= y - 1
+                        if W[VMC + r] == W[VMC + q]:
+                            dup = True
+                            break
+                    seen |= 1 << q
+                    if dup:
+                        continue
+                v = -negamax(W, TT, e - 1, -beta, -alpha, q, avail & ~(1 << q), nocc, n0, n1, n2, n3, deadline)
+                tried += 1
+                if W[ABORT]:
+                    break
+                if v > best:
+                    best = v
+                    best_cell = c
+                    best_piece = q
+                    if is_root:
+                        W[ROOT_CELL] = c
+                        W[ROOT_GIVE] = q
+                    if v > alpha:
+                        alpha = v
+                        if alpha >= beta:
+                            break
+            for j in range(ncg):  # take back
+                g = W[CGROUPS + 8 * c + j]
+                W[GSHR + g] = W[sv + j]
+                W[GCNT + g] -= 1
+            if W[ABORT]:
+                return 0
+            if alpha >= beta:
+                break
+
+    if best >= beta:
+        W[STAT2 + e] += 1
+        W[STAT3 + e] += tried
+    else:
+        W[STAT4 + e] += tried
     if use_tt:
         if alpha0 < best < beta:
             lo = best

@@ -29,6 +29,7 @@ WIN, DRAW, LOSS, UNKNOWN = "win", "draw", "loss", "unknown"
 DEFAULT_TT_BITS = 22  # 4M slots, about 100 MB
 TT_MIN = 5  # nodes with fewer empties skip the table: cheaper to search than to look up
 CANON_MIN = 9  # nodes with at least this many empties use the canonical (symmetry) key
+ORDER_MIN = 4  # nodes with at least this many empties sort moves by the opponent's replies
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,8 @@ class Searcher:
     """Runs null-window tests on positions of one variant, sharing one table age."""
 
     def __init__(self, variant: Variant = CLASSIC, tt_bits: int = DEFAULT_TT_BITS,
-                 deadline: float = 0.0, tt_min: int = TT_MIN, canon_min: int = CANON_MIN):
+                 deadline: float = 0.0, tt_min: int = TT_MIN, canon_min: int = CANON_MIN,
+                 order_min: int = ORDER_MIN):
         self.variant = variant
         self.W = _tables(variant).copy()
         self.tt = _tt(tt_bits)
@@ -144,7 +146,7 @@ class Searcher:
         self.W[S.AGE] = self.tt.new_age()
         self.W[S.TT_MIN] = tt_min
         self.W[S.CANON_MIN] = canon_min
-        self.W[S.ORDER_MIN] = 99
+        self.W[S.ORDER_MIN] = order_min
 
     @property
     def nodes(self) -> int:
@@ -211,27 +213,29 @@ class Searcher:
         e = sum(1 for p in cells if p is None)
         lo, hi = -(e - 1), e
         move = None
-        # first the sign (win/draw/loss), then bisect the distance
-        med = 0
+        # first the sign: the window (-1, 1) proves a draw in one search, else
+        # says win or loss; then bisect the distance with null windows
+        alpha, beta = -1, 1
         while lo < hi:
-            r = self.negamax(cells, hand, med, med + 1, root=True)
+            r = self.negamax(cells, hand, alpha, beta, root=True)
             if self.aborted:
                 return None
-            if r <= med:
-                hi = r
-            else:
+            if r >= beta:
                 lo = r
                 move = self.root_move()
-            if wdl_only and (lo > 0 or hi < 0 or (lo == 0 and hi == 0)):
+            elif r <= alpha:
+                hi = r
+            else:
+                lo = hi = r
+                move = self.root_move()
+            if wdl_only and (lo > 0 or hi < 0 or lo == hi == 0):
                 return (1 if lo > 0 else -1 if hi < 0 else 0), move
             if lo >= hi:
                 break
-            if hi <= 0 and lo < -1 and med == 0:
-                med = -1
-            else:
-                med = lo + (hi - lo) // 2
-                if med == hi:
-                    med -= 1
+            med = lo + (hi - lo) // 2
+            if med == hi:
+                med -= 1
+            alpha, beta = med, med + 1
         if move is None:
             # nothing beat the lowest possible score: every placement leaves only
             # poison pieces, so any legal move is as good as another

@@ -40,11 +40,12 @@ def test_matches_brute_force(variant_text):
 
 @pytest.mark.parametrize("variant_text", ["classic", "advanced:tall,square"])
 def test_table_and_symmetry_keys_do_not_change_results(variant_text):
-    # with the table and the canonical keys used at every node (not only near the root)
+    # with the table, the canonical keys and the move sorting used at every node
+    # (not only near the root)
     var, positions = _cases(variant_text, 23, [(4, 20), (5, 20), (6, 4)])
     for pos in positions:
         outcome, plies, moves = brute.solve(pos.cells(), pos.hand, var)
-        score, move = Searcher(var, tt_min=2, canon_min=2).solve(pos.cells(), pos.hand)
+        score, move = Searcher(var, tt_min=2, canon_min=2, order_min=3).solve(pos.cells(), pos.hand)
         e = pos.cells().count(None)
         assert (score > 0) - (score < 0) == outcome, str(pos)
         assert (e if score == 0 else e + 1 - abs(score)) == plies, str(pos)
