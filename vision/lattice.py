@@ -31,7 +31,9 @@ class LatticeFit:
                  happened to produce (see ``orient``).
     ``matched``  (16,) int: index of the blob seen at each cell, -1 when none.
     ``inside``   number of cells with a blob; ``outside`` blobs on the lattice just
-                 outside the 4x4 window; ``rms`` residual of matched blobs, in pitches; ``pitch`` median pitch in pixels.
+                 outside the 4x4 window; ``rms`` residual of matched blobs, in pitches; ``pitch`` median pitch in pixels;
+                 ``cut_off``: the only lattice found leaves the image (the board is
+                 cut off at the edge).
     """
 
     H: np.ndarray
@@ -40,10 +42,13 @@ class LatticeFit:
     outside: int
     rms: float
     pitch: float = 0.0
+    cut_off: bool = False
+    #: weighted outline evidence summed over the window's 16 cells (0 when not measured)
+    support: float = 0.0
 
     @property
     def score(self) -> float:
-        return self.inside - 1.5 * self.outside - 4.0 * self.rms
+        return self.inside + self.support - 1.5 * self.outside - 4.0 * self.rms
 
 
 def _fit(idx: np.ndarray, pts: np.ndarray) -> np.ndarray | None:
@@ -133,8 +138,10 @@ def match_cells(H: np.ndarray, blobs: np.ndarray, settings) -> np.ndarray:
     return out
 
 
-def _grow(a: int, b: int, c: int, blobs: np.ndarray, settings):
-    idx = np.array([[0, 0], [1, 0], [0, 1]], float)
+def _grow(a: int, b: int, c: int, blobs: np.ndarray, settings, diagonal: bool = False):
+    """Grow a lattice from blob ``a`` and its neighbours ``b``, ``c``. ``diagonal``: the
+    neighbours are diagonal ones (a checkered board shows only its light squares)."""
+    idx = np.array([[0, 0], [1, 1], [1, -1]], float) if diagonal else np.array([[0, 0], [1, 0], [0, 1]], float)
     ids = np.array([a, b, c])
     prev = None
     H = None
@@ -285,6 +292,7 @@ def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None 
     covered = np.zeros(n, bool)
     tried = set()
     grown_count = 0
+    cut: LatticeFit | None = None
     for a in order:
         if covered[a]:
             continue
@@ -303,32 +311,54 @@ def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None 
                 # rings and round cells); a piece's top beside a ring is not a neighbour
                 if not (_spacing_ok(blobs[a], u, settings) and _spacing_ok(blobs[a], v, settings)):
                     continue
-                if grown_count >= settings.max_hypotheses:
-                    break
-                grown_count += 1
-                grown = _grow(a, b, c, blobs, settings)
-                if grown is None:
-                    continue
-                idx, ids, H_idx = grown
-                key = tuple(sorted(ids.tolist()))
-                if key in tried:
-                    continue
-                tried.add(key)
-                support = None
-                if gradient is not None:
-                    support = outline_support(H_idx, _outline_radius(H_idx, idx, ids, blobs), gradient[:2], gradient[2])
-                fit = _window_fit(idx, ids, blobs, settings, support)
-                if fit is None or fit.pitch < min_pitch:
-                    continue
-                if best is None or fit.score > best.score:
-                    best = fit
-                if fit.inside >= settings.min_cells:
-                    covered[ids] = True
-                if best.inside >= settings.early_stop_cells and best.outside == 0 and best.rms < settings.early_stop_rms:
-                    return best
+                for diagonal in (False, True):
+                    if grown_count >= settings.max_hypotheses:
+                        break
+                    grown_count += 1
+                    grown = _grow(a, b, c, blobs, settings, diagonal)
+                    if grown is None:
+                        continue
+                    idx, ids, H_idx = grown
+                    key = tuple(sorted(ids.tolist()))
+                    if key in tried:
+                        continue
+                    tried.add(key)
+                    support = None
+                    if gradient is not None:
+                        support = outline_support(H_idx, _outline_radius(H_idx, idx, ids, blobs), gradient[:2], gradient[2])
+                    fit = _window_fit(idx, ids, blobs, settings, support)
+                    if fit is None or fit.pitch < min_pitch:
+                        continue
+                    if fit.inside >= settings.min_cells:
+                        covered[ids] = True
+                    # a lattice that runs on beyond its 4x4 window is a texture (a checked
+                    # tablecloth, tiles), not a board; one with a poor fit is no lattice
+                    if fit.outside > settings.max_outside or fit.rms > settings.max_rms_pitch:
+                        continue
+                    if image_size is not None and _cut_off(fit.H, image_size, settings):
+                        if fit.inside >= settings.min_cells and (cut is None or fit.score > cut.score):
+                            cut = fit
+                        continue
+                    if best is None or fit.score > best.score:
+                        best = fit
+                    if best.inside >= settings.early_stop_cells and best.outside == 0 and best.rms < settings.early_stop_rms:
+                        return best
     if best is None or best.inside < settings.min_cells:
+        if cut is not None:
+            cut.cut_off = True
+            return cut
         return None
     return best
+
+
+def _cut_off(H: np.ndarray, image_size, settings) -> bool:
+    """Does some cell (its centre +- ``inside_margin_pitch``) leave the image?"""
+    w, h = image_size
+    g = np.array([((i % 4 + 0.5) / 4, (i // 4 + 0.5) / 4) for i in range(16)])
+    c = apply_homography(H, g)
+    pitch = np.hypot(*(apply_homography(H, g + [0.25, 0]) - c).T)
+    m = settings.inside_margin_pitch * pitch
+    return bool(np.any(c[:, 0] - m < 0) or np.any(c[:, 1] - m < 0) or np.any(c[:, 0] + m > w - 1) or np.any(c[:, 1] + m > h - 1))
 
 
 def _outline_radius(H, idx, ids, blobs) -> float:
@@ -352,6 +382,10 @@ def image_gradient(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
 
 def _window_fit(idx, ids, blobs, settings, support=None) -> LatticeFit | None:
     (inside_n, neg_ring), oi, oj, inside = _best_window(idx, ids, support, settings.window_support_weight)
+    win_support = 0.0
+    if support is not None:
+        win = (_IDX[:, 0] >= oi) & (_IDX[:, 0] < oi + 4) & (_IDX[:, 1] >= oj) & (_IDX[:, 1] < oj + 4)
+        win_support = settings.window_support_weight * float(support[win].sum())
     if inside_n < 4:
         return None
     win_idx = idx[inside] - [oi, oj]
@@ -369,7 +403,7 @@ def _window_fit(idx, ids, blobs, settings, support=None) -> LatticeFit | None:
     cells = (win_idx[:, 1] * 4 + win_idx[:, 0]).astype(int)
     matched[cells] = ids[inside]
     return LatticeFit(H=H, matched=matched, inside=int(inside_n), outside=int(-neg_ring), rms=rms,
-                      pitch=float(np.median(pitch)))
+                      pitch=float(np.median(pitch)), support=win_support)
 
 
 #: the 8 symmetries of the square as maps of board coordinates

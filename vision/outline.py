@@ -172,16 +172,24 @@ def fit_outline(gray: np.ndarray, blobs: np.ndarray, gradient, settings):
             for sc in scales:
                 Hs.append(Hq @ _grid_transform(sc, angle))
     Hs = np.array(Hs)
-    best = None
+    cands = []
     for radius in settings.cell_radii:
         sup = outline_support_batch(Hs, cell_grid(), radius * 0.25, gradient).mean(1)
-        k = int(np.argmax(sup))
-        if best is None or sup[k] > best[0]:
-            best = (float(sup[k]), Hs[k], radius)
+        for k in np.argsort(-sup)[: settings.refine_starts]:
+            cands.append((float(sup[k]), int(k), radius))
+    cands.sort(key=lambda c: -c[0])
+    best = None
+    seen = set()
+    for s0, k, radius in cands[: settings.refine_starts]:
+        if (k, radius) in seen:
+            continue
+        seen.add((k, radius))
+        H, s = _refine(Hs[k], radius, gradient, settings)
+        if best is None or s > best[0]:
+            best = (s, H, radius)
     if best is None:
         return None
     s, H, radius = best
-    H, s = _refine(H, radius, gradient, settings)
     return H, s, radius
 
 

@@ -39,6 +39,8 @@ class BoardReading:
     ``image_size``   ``(width, height)`` of the frame read, or ``None``.
     ``reference``    top-down grey view of the board from the last clear frame (the per-
                      frame step compares against it to see hands); ``None`` if not made.
+    ``details``      how the board was found (``"method"``: ``"lattice"`` or
+                     ``"outline"``, ``"cells_seen"``, ``"support"``), for diagnosis.
     """
 
     found: bool
@@ -54,6 +56,7 @@ class BoardReading:
     features: np.ndarray | None = None
     image_size: tuple[int, int] | None = None
     reference: np.ndarray | None = None
+    details: dict = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return self.found

@@ -63,11 +63,13 @@ class Recognizer:
         t = _lap(timings, "cells", t)
         gradient = image_gradient(gray)
         fit = fit_lattice(blobs, st.lattice, (gray.shape[1], gray.shape[0]), gradient)
-        if fit is not None and (fit.rms > st.lattice.max_rms_pitch or fit.outside > st.lattice.max_outside):
+        cut_off = fit is not None and fit.cut_off
+        if cut_off:
             fit = None
         t = _lap(timings, "lattice", t)
         H_fit = None if fit is None else fit.H
         matched = None if fit is None else fit.matched
+        details = {"method": "lattice", "cells_seen": 0 if fit is None else fit.inside}
         lattice_support = -1.0
         if fit is not None:
             radius = _blob_radius(fit.H, fit.matched, blobs)
@@ -81,11 +83,13 @@ class Recognizer:
                 H_out, support, radius = out
                 if fit is not None:
                     lattice_support = float(cell_support(fit.H, radius, gradient).mean())
+                details.update(outline_support=round(support, 3), lattice_support=round(lattice_support, 3))
                 if support >= st.outline.min_support and support > lattice_support:
                     H_fit = H_out
                     matched = match_cells(H_out, blobs, st.lattice)
+                    details.update(method="outline", cells_seen=int((matched >= 0).sum()))
         if H_fit is None:
-            return _failed(NO_BOARD, timings, bgr)
+            return _failed(CUT_OFF if cut_off else NO_BOARD, timings, bgr)
         H_work, perm = orient(H_fit)
         matched = matched[perm]
         centres_work = _cell_centres(H_work, matched, blobs, st.lattice.max_centre_offset)
@@ -114,6 +118,7 @@ class Recognizer:
             cell_centers=centres_work / scale,
             homography=S_inv @ H_work,
             image_size=(bgr.shape[1], bgr.shape[0]),
+            details=details,
         )
         t = _lap(timings, "board", t)
         self._read_cells(work, H_work, reading, timings, t)

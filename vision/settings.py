@@ -119,7 +119,7 @@ class LatticeSettings:
     ransac_pitch: float = 0.1
     #: at most this many lattice hypotheses are grown per frame (bounds the time spent
     #: on cluttered or noisy frames)
-    max_hypotheses: int = 120
+    max_hypotheses: int = 200
     #: the search stops at a lattice with at least this many cells seen, none outside
     #: and this small a residual (pitches)
     early_stop_cells: int = 13
@@ -176,12 +176,14 @@ class OutlineSettings:
     #: cell outline radii tried, in pitches (rings ~0.42, drawn squares ~0.48, recesses ~0.38)
     cell_radii: tuple = (0.42, 0.36, 0.48)
     #: local search on the grid corners: first step (pitches) and rounds
-    refine_step_pitch: float = 0.08
-    refine_rounds: int = 10
+    refine_step_pitch: float = 0.1
+    refine_rounds: int = 15
+    #: the best this many grid placements are each refined
+    refine_starts: int = 3
     #: ... or when the lattice's mean outline support per cell is below this
     trigger_support: float = 1.3
     #: a board found this way needs at least this mean outline support per cell
-    min_support: float = 0.55
+    min_support: float = 1.0
 
 
 @dataclass
