@@ -58,6 +58,10 @@ def render_sheet(cal: Calibration, photo_width: int = 600) -> np.ndarray:
                               interpolation=cv2.INTER_AREA)
             ox = (TILE_W - crop.shape[1]) // 2
             tile[4:4 + crop.shape[0], ox:ox + crop.shape[1]] = crop
+            # mark the cell centre: a neighbour behind may show in the crop too
+            mx, my = ox + (centres[cell][0] - x0) * s, 4 + (centres[cell][1] - y0) * s
+            cv2.circle(tile, (int(mx), int(my)), 4, WHITE, -1, cv2.LINE_AA)
+            cv2.circle(tile, (int(mx), int(my)), 4, BLACK, 1, cv2.LINE_AA)
         p = probs[cell]
         sure = [max(p[j], 1 - p[j]) >= SURE for j in range(4)]
         colour = GREEN if all(sure) else ORANGE
