@@ -1,6 +1,6 @@
 """Stage 3: what stands on each cell, measured with the board plane known.
 
-Once the board's homography is known, a camera pose follows (``vision.geometry``), so a
+Once the board's homography is known, a local camera model follows (``LocalView``), so a
 piece can be stood up on its cell: every measurement is taken at points given in board
 units (pitches across, pitches up), and so means the same thing at any distance, tilt or
 board size. Per cell:
@@ -21,7 +21,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.geometry import PITCH, Pose, cell_grid, estimate_focal
+from vision.geometry import PITCH, apply_homography, cell_grid
 from vision.lattice import sample
 
 FEATURE_NAMES = [
@@ -65,6 +65,45 @@ def cell_features(image: np.ndarray, reading, settings) -> np.ndarray:
     return features_from_work(work, S @ reading.homography, settings)
 
 
+class LocalView:
+    """Standing pieces up without a full camera model: around each cell the camera is
+    treated as weak-perspective. The homography's local Jacobian at the cell (pixels per
+    board unit) has singular values s1 >= s2; the board is foreshortened by s2 / s1 =
+    cos(tilt) along the direction pointing away from the camera, and a vertical segment
+    of length z (board units) appears as ``z * s1 * sin(tilt)`` pixels along that
+    direction's image, pointing up the picture. Unlike a pose decomposed from the
+    homography this stays sound under lens distortion and for near-square-on views.
+
+    ``tilt_deg`` (16,), ``away`` (16, 2) board-plane unit vectors away from the camera,
+    ``up`` (16, 2) image vectors of one board unit of height.
+    """
+
+    def __init__(self, H: np.ndarray):
+        self.H = H
+        g = cell_grid()
+        e = 1e-3
+        p0 = apply_homography(H, g)
+        dx = (apply_homography(H, g + [e, 0]) - p0) / e
+        dy = (apply_homography(H, g + [0, e]) - p0) / e
+        J = np.stack([dx, dy], -1)  # (16, 2, 2): columns are d(image)/d(board x, y)
+        U, S, Vt = np.linalg.svd(J)
+        ratio = np.clip(S[:, 1] / np.maximum(S[:, 0], 1e-9), 0.0, 1.0)
+        self.tilt_deg = np.degrees(np.arccos(ratio))
+        minor_img = U[:, :, 1]  # image direction of the foreshortened board direction
+        sign = np.where(minor_img[:, 1] > 0, -1.0, 1.0)  # make it point up the picture
+        minor_img = minor_img * sign[:, None]
+        self.away = Vt[:, 1, :] * sign[:, None]  # J @ away = s2 * minor_img
+        self.up = minor_img * (S[:, 0] * np.sin(np.radians(self.tilt_deg)))[:, None]
+
+    def project(self, pts: np.ndarray) -> np.ndarray:
+        """``(16, ..., 3)`` board points (x, y, z in board units; first axis = the cell
+        whose local camera applies) -> ``(16, ..., 2)`` pixels."""
+        flat = pts.reshape(16, -1, 3)
+        xy = apply_homography(self.H, flat[..., :2].reshape(-1, 2)).reshape(16, -1, 2)
+        xy = xy + flat[..., 2:3] * self.up[:, None, :]
+        return xy.reshape(pts.shape[:-1] + (2,))
+
+
 class _Sampler:
     """Bilinear samples of a BGR image at many points at once, returned as Lab (L 0-100)."""
 
@@ -95,25 +134,19 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     pixels. Returns ``(16, D)``."""
     ps = settings.pieces
     h_img, w_img = work.shape[:2]
-    f, _ = estimate_focal(H, (w_img, h_img), settings.camera)
-    K = np.array([[f, 0, w_img / 2], [0, f, h_img / 2], [0, 0, 1]], float)
-    pose = Pose.from_homography(H, K)
-    cam = pose.camera_centre()
-    tilt = pose.tilt_deg()
+    view = LocalView(H)
+    tilt = float(np.median(view.tilt_deg))
     sampler = _Sampler(work)
 
     cells = cell_grid()  # (16, 2)
     base = np.c_[cells, np.zeros(16)]
-    # horizontal directions per cell: "side" across the view, "away" from the camera
-    view = base - cam
-    away = np.c_[view[:, :2], np.zeros(16)]
-    away /= np.linalg.norm(away, axis=1, keepdims=True) + 1e-12
+    away = np.c_[view.away, np.zeros(16)]
     side = np.c_[away[:, 1], -away[:, 0], np.zeros(16)]
     up = np.array([0.0, 0.0, 1.0])
 
     # --- reference: the bare board between cells ------------------------------------
     corners = np.array([(i / 4, j / 4, 0.0) for j in range(5) for i in range(5)])
-    board_lab = np.median(sampler.lab(pose.project(corners)), axis=0)
+    board_lab = np.median(sampler.lab(apply_homography(H, corners[:, :2])), axis=0)
     frame_L = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
     lo, mid, hi = np.percentile(frame_L[:: 4, :: 4], [5, 50, 95]) * (100.0 / 255.0)
     contrast = max(hi - lo, 10.0)
@@ -124,7 +157,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     P = (base[:, None, None, :]
          + PITCH * us[None, None, :, None] * side[:, None, None, :]
          + PITCH * heights[None, :, None, None] * up)
-    strip = sampler.lab(pose.project(P.reshape(-1, 3)).reshape(16, len(heights), len(us), 2))
+    strip = sampler.lab(view.project(P))
     centre = strip[:, :, 3:6].mean(2)  # (16, K, 3)
     sides = np.concatenate([strip[:, :, :2], strip[:, :, -2:]], 2).mean(2)
     low = (heights >= 0.08) & (heights <= 0.4)
@@ -166,8 +199,8 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     outer3[..., :2] = base[:, None, None, :2] + 1.12 * r * circ[None, None, :, :]
     inner3 = ring3.copy()
     inner3[..., :2] = base[:, None, None, :2] + 0.88 * r * circ[None, None, :, :]
-    p_out = pose.project(outer3.reshape(-1, 3)).reshape(outer3.shape[:-1] + (2,))
-    p_in = pose.project(inner3.reshape(-1, 3)).reshape(inner3.shape[:-1] + (2,))
+    p_out = view.project(outer3)
+    p_in = view.project(inner3)
     # the far half of the outline is the silhouette against what lies behind: the edge
     # that shows where the top is, whatever the tilt
     awayxy = away[:, :2]
@@ -187,7 +220,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
         d = np.stack([np.cos(angles), np.sin(angles)], 1)
         xy = base[:, None, :2] + radius * d[None]
         pts = np.concatenate([xy, np.broadcast_to(zt[:, :, None], xy.shape[:2] + (1,))], -1)
-        return sampler.lab(pose.project(pts.reshape(-1, 3)).reshape(16, len(angles), 2))
+        return sampler.lab(view.project(pts))
 
     face_ring = at(0.7 * r)
     face_centre = at(0.2 * r)

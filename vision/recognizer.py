@@ -74,7 +74,7 @@ class Recognizer:
         if fit is not None:
             radius = _blob_radius(fit.H, fit.matched, blobs)
             lattice_support = float(cell_support(fit.H, radius, gradient).mean())
-        if fit is None or fit.inside < st.outline.trigger_cells or lattice_support < st.outline.trigger_support:
+        if not cut_off and (fit is None or fit.inside < st.outline.trigger_cells or lattice_support < st.outline.trigger_support):
             # most cells hidden (a full board), none seen, or a doubtful lattice: try
             # the board's outline and keep whichever explains the cells better
             out = fit_outline(gray, blobs, gradient, st.outline)
