@@ -225,22 +225,36 @@ def outline_support_at(H: np.ndarray, centres: np.ndarray, radius: float, gradie
     return outline_support_batch(H[None], centres, radius, gradient)[0]
 
 
+def outline_points(radius: float, n: int = 32) -> np.ndarray:
+    """``(n, 2)`` points of a cell outline around the origin: a circle of ``radius``, or
+    for a negative ``radius`` an axis-aligned square of half side ``-radius``."""
+    if radius >= 0:
+        ang = np.linspace(0, 2 * np.pi, n, endpoint=False)
+        return np.stack([np.cos(ang), np.sin(ang)], 1) * radius
+    r = -radius
+    t = np.linspace(0, 4, n, endpoint=False)
+    side, f = np.floor(t).astype(int), (t % 1) * 2 - 1
+    x = np.select([side == 0, side == 1, side == 2, side == 3], [f, np.ones_like(f), -f, -np.ones_like(f)])
+    y = np.select([side == 0, side == 1, side == 2, side == 3], [-np.ones_like(f), f, np.ones_like(f), -f])
+    return np.stack([x, y], 1) * r
+
+
 def outline_support_batch(Hs: np.ndarray, centres: np.ndarray, radius: float, gradient) -> np.ndarray:
     """Outline evidence for many homographies at once.
 
     ``Hs`` ``(K, 3, 3)`` map source coordinates to pixels; ``centres`` ``(N, 2)`` cell
     centres and ``radius`` the outline radius, in source units; ``gradient`` ``(gx, gy,
-    scale)`` as from :func:`image_gradient`. Returns ``(K, N)``: the mean gradient across
-    each projected outline circle (32 samples), in units of ``scale``, each sample capped
+    scale)`` as from :func:`image_gradient`; a negative ``radius`` means a square outline
+    of that half side (drawn or checkered cells). Returns ``(K, N)``: the mean gradient
+    across each projected outline (32 samples), in units of ``scale``, each sample capped
     so that a piece's strong edge cannot outweigh a missing outline; samples outside the
     image count 0.
     """
     gx, gy, scale = gradient
-    ang = np.linspace(0, 2 * np.pi, 32, endpoint=False)
-    circ = np.stack([np.cos(ang), np.sin(ang)], 1) * radius
+    circ = outline_points(radius)
     src = (centres[:, None, :] + circ[None]).reshape(-1, 2)
     q = np.c_[src, np.ones(len(src))] @ np.transpose(Hs, (0, 2, 1))  # (K, M, 3)
-    p = (q[..., :2] / q[..., 2:3]).reshape(len(Hs), len(centres), len(ang), 2)
+    p = (q[..., :2] / q[..., 2:3]).reshape(len(Hs), len(centres), len(circ), 2)
     tangent = np.roll(p, -1, axis=2) - np.roll(p, 1, axis=2)
     normal = np.stack([tangent[..., 1], -tangent[..., 0]], -1)
     normal /= np.linalg.norm(normal, axis=-1, keepdims=True) + 1e-9

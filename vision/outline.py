@@ -17,16 +17,24 @@ from vision.geometry import apply_homography, cell_grid
 from vision.lattice import outline_support_batch
 
 
-def board_quads(gray: np.ndarray, settings) -> list[np.ndarray]:
+def board_quads(gray: np.ndarray, settings, bgr: np.ndarray | None = None) -> list[np.ndarray]:
     """Candidate board outlines: list of ``(4, 2)`` float arrays (corners, any start,
-    consistent turn) from global and coarse adaptive thresholds of ``gray`` ``(H, W)``
-    uint8. ``settings``: ``OutlineSettings``."""
+    consistent turn) from global (Otsu) thresholds of brightness and, when the colour
+    image ``bgr`` is given, of saturation and the Lab colour axes (a wooden board on a
+    white table differs in colour more than in brightness), and coarse adaptive
+    thresholds of brightness. ``gray`` ``(H, W)`` uint8; ``settings``: ``OutlineSettings``."""
     h, w = gray.shape
     area_img = float(h * w)
     blur = cv2.GaussianBlur(gray, (7, 7), 0)
     binaries = []
-    _, otsu = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    binaries += [otsu, 255 - otsu]
+    channels = [blur]
+    if bgr is not None:
+        lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
+        hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
+        channels += [cv2.GaussianBlur(c, (7, 7), 0) for c in (hsv[:, :, 1], lab[:, :, 1], lab[:, :, 2])]
+    for ch in channels:
+        _, otsu = cv2.threshold(ch, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        binaries += [otsu, 255 - otsu]
     block = max(3, int(settings.block_fraction * max(h, w)) | 1)
     for sign in (1, -1):
         b = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
@@ -157,10 +165,10 @@ def cell_support(H: np.ndarray, radius: float, gradient) -> np.ndarray:
     return outline_support_batch(H[None], cell_grid(), radius * 0.25, gradient)[0]
 
 
-def fit_outline(gray: np.ndarray, blobs: np.ndarray, gradient, settings):
+def fit_outline(gray: np.ndarray, blobs: np.ndarray, gradient, settings, bgr: np.ndarray | None = None):
     """Best board homography (board unit square -> pixels) from the board's outline, or
     ``None``. Returns ``(H, score)`` where score is the mean outline support per cell."""
-    quads = board_quads(gray, settings)
+    quads = board_quads(gray, settings, bgr)
     if not quads:
         return None
     scales = np.arange(settings.min_grid_scale, settings.max_grid_scale + 1e-9, settings.grid_scale_step)

@@ -77,7 +77,7 @@ class Recognizer:
         if not cut_off and (fit is None or fit.inside < st.outline.trigger_cells or lattice_support < st.outline.trigger_support):
             # most cells hidden (a full board), none seen, or a doubtful lattice: try
             # the board's outline and keep whichever explains the cells better
-            out = fit_outline(gray, blobs, gradient, st.outline)
+            out = fit_outline(gray, blobs, gradient, st.outline, work)
             t = _lap(timings, "outline", t)
             if out is not None:
                 H_out, support, radius = out

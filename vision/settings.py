@@ -173,8 +173,9 @@ class OutlineSettings:
     grid_scale_step: float = 0.02
     #: the grid's turn on the board (the Gigamic grid is turned 45 degrees)
     grid_angles: tuple = (0.0, 45.0)
-    #: cell outline radii tried, in pitches (rings ~0.42, drawn squares ~0.48, recesses ~0.38)
-    cell_radii: tuple = (0.42, 0.36, 0.48)
+    #: cell outlines tried, radius in pitches (rings ~0.42, recesses ~0.38); negative =
+    #: a square of that half side (drawn grids, checkered boards)
+    cell_radii: tuple = (0.42, 0.36, 0.48, -0.5, -0.45)
     #: local search on the grid corners: first step (pitches) and rounds
     refine_step_pitch: float = 0.1
     refine_rounds: int = 15
