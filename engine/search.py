@@ -57,6 +57,8 @@ ORDER_MIN = 9  # order moves by the opponent's safe replies at nodes with >= thi
 TT_HITS = 10
 NGROUPS = 11
 NPERMS = 12
+PROGRESS = 13  # > 0: print a progress line every this many seconds
+NEXT_PRINT = 14  # when the next progress line is due (ms on the perf_counter clock)
 CTX_SIZE = 16
 
 GROUPS = 16  # [24] winning groups as cell masks
@@ -321,6 +323,16 @@ def _ordered_moves(W, e, hand, avail, occ, tt_cell, tt_piece):
     return n
 
 
+def _print_progress(nodes, e):
+    print(f"    ... {nodes / 1e6:.0f} M nodes, now at a node with {e} empty cells", flush=True)
+
+
+@njit(cache=True)
+def _progress(nodes, e):
+    with objmode():
+        _print_progress(nodes, e)
+
+
 @njit(cache=True)
 def _clock():
     with objmode(t="float64"):
@@ -339,9 +351,13 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
     if W[ABORT]:
         return 0
     if deadline > 0.0 and (W[NODES] & 0x3FFF) == 0:
-        if _clock() > deadline:
+        now = _clock()
+        if now > deadline:
             W[ABORT] = 1
             return 0
+        if W[PROGRESS] > 0 and now * 1000.0 >= W[NEXT_PRINT]:
+            W[NEXT_PRINT] = np.int64(now * 1000.0) + 1000 * W[PROGRESS]
+            _progress(W[NODES], e)
     is_root = e == W[ROOT_E]
     empties = 0xFFFF & ~occ
     ng = W[NGROUPS]
