@@ -165,34 +165,65 @@ def cell_support(H: np.ndarray, radius: float, gradient) -> np.ndarray:
     return outline_support_batch(H[None], cell_grid(), radius * 0.25, gradient)[0]
 
 
+def region_scale(gradient, polygon: np.ndarray) -> float:
+    """Typical strong gradient (90th percentile of |gx| + |gy|) inside ``polygon``
+    ``(4, 2)`` pixels: outline evidence is measured against the board's own contrast,
+    not against a busy tablecloth's."""
+    gx, gy, scale = gradient
+    h, w = gx.shape
+    step = 4
+    mask = np.zeros(((h + step - 1) // step, (w + step - 1) // step), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(polygon / step).astype(np.int32), 1)
+    sel = mask.astype(bool)
+    if sel.sum() < 20:
+        return scale
+    mag = np.abs(gx[::step, ::step]) + np.abs(gy[::step, ::step])
+    return float(np.percentile(mag[sel], 90)) + 1.0
+
+
+def board_support(H: np.ndarray, radius: float, gradient) -> float:
+    """Mean outline evidence per cell of a board homography, in units of the board
+    region's own contrast (see :func:`region_scale`)."""
+    poly = apply_homography(H, np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float))
+    sc = region_scale(gradient, poly)
+    return float(cell_support(H, radius, (gradient[0], gradient[1], sc)).mean())
+
+
+def refine_board(H: np.ndarray, gradient, settings):
+    """Polish a board homography by its cell-outline evidence: choose the cell outline
+    (``settings.cell_radii``) that fits best, then search locally. Returns ``(H,
+    support, radius)`` with support as in :func:`board_support`."""
+    poly = apply_homography(H, np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float))
+    g = (gradient[0], gradient[1], region_scale(gradient, poly))
+    radius = max(settings.cell_radii, key=lambda r: float(cell_support(H, r, g).mean()))
+    H2, _ = _refine(H, radius, g, settings)
+    return H2, board_support(H2, radius, gradient), radius
+
+
 def fit_outline(gray: np.ndarray, blobs: np.ndarray, gradient, settings, bgr: np.ndarray | None = None):
     """Best board homography (board unit square -> pixels) from the board's outline, or
-    ``None``. Returns ``(H, score)`` where score is the mean outline support per cell."""
+    ``None``. Returns ``(H, support, radius)``: support is the mean outline evidence per
+    cell in the board region's contrast units (:func:`board_support`), radius the cell
+    outline that fitted best (pitches; negative = square)."""
     quads = board_quads(gray, settings, bgr)
     if not quads:
         return None
     scales = np.arange(settings.min_grid_scale, settings.max_grid_scale + 1e-9, settings.grid_scale_step)
     src = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
-    Hs = []
+    cands = []
     for q in quads:
         Hq = cv2.getPerspectiveTransform(src, q.astype(np.float32)).astype(np.float64)
-        for angle in settings.grid_angles:
-            for sc in scales:
-                Hs.append(Hq @ _grid_transform(sc, angle))
-    Hs = np.array(Hs)
-    cands = []
-    for radius in settings.cell_radii:
-        sup = outline_support_batch(Hs, cell_grid(), radius * 0.25, gradient).mean(1)
-        for k in np.argsort(-sup)[: settings.refine_starts]:
-            cands.append((float(sup[k]), int(k), radius))
+        Hs = np.array([Hq @ _grid_transform(sc, angle) for angle in settings.grid_angles for sc in scales])
+        g_q = (gradient[0], gradient[1], region_scale(gradient, q))
+        for radius in settings.cell_radii:
+            sup = outline_support_batch(Hs, cell_grid(), radius * 0.25, g_q).mean(1)
+            for k in np.argsort(-sup)[: settings.refine_starts]:
+                cands.append((float(sup[k]), Hs[k], radius, g_q))
     cands.sort(key=lambda c: -c[0])
     best = None
-    seen = set()
-    for s0, k, radius in cands[: settings.refine_starts]:
-        if (k, radius) in seen:
-            continue
-        seen.add((k, radius))
-        H, s = _refine(Hs[k], radius, gradient, settings)
+    for s0, H0, radius, g_q in cands[: settings.refine_starts]:
+        H, _ = _refine(H0, radius, g_q, settings)
+        s = board_support(H, radius, gradient)
         if best is None or s > best[0]:
             best = (s, H, radius)
     if best is None:

@@ -24,7 +24,7 @@ from vision.features import features_from_work
 from vision.geometry import apply_homography, cell_grid
 from vision.image import to_bgr8, too_dark, working_scale
 from vision.lattice import fit_lattice, image_gradient, match_cells, orient
-from vision.outline import cell_support, fit_outline
+from vision.outline import fit_outline, refine_board
 from vision.obstruction import obstructed_cells, top_down
 from vision.reading import BoardReading
 from vision.settings import VisionSettings
@@ -67,42 +67,30 @@ class Recognizer:
         if cut_off:
             fit = None
         t = _lap(timings, "lattice", t)
-        H_fit = None if fit is None else fit.H
-        matched = None if fit is None else fit.matched
-        details = {"method": "lattice", "cells_seen": 0 if fit is None else fit.inside}
-        lattice_support = -1.0
+        details: dict = {"cells_seen": 0 if fit is None else fit.inside}
+        # candidates: (support, H, method); every board homography is polished by the
+        # cell-outline evidence, which is sharper than blob centres (recesses, checkers)
+        cands = []
         if fit is not None:
-            radius = _blob_radius(fit.H, fit.matched, blobs)
-            lattice_support = float(cell_support(fit.H, radius, gradient).mean())
-        if not cut_off and (fit is None or fit.inside < st.outline.trigger_cells or lattice_support < st.outline.trigger_support):
+            H_l, s_l, _ = refine_board(fit.H, gradient, st.outline)
+            cands.append((s_l, H_l, "lattice"))
+            details["lattice_support"] = round(s_l, 3)
+        if not cut_off and (fit is None or fit.inside < st.outline.trigger_cells or cands[0][0] < st.outline.trigger_support):
             # most cells hidden (a full board), none seen, or a doubtful lattice: try
             # the board's outline and keep whichever explains the cells better
             out = fit_outline(gray, blobs, gradient, st.outline, work)
             t = _lap(timings, "outline", t)
             if out is not None:
-                H_out, support, radius = out
-                if fit is not None:
-                    lattice_support = float(cell_support(fit.H, radius, gradient).mean())
-                details.update(outline_support=round(support, 3), lattice_support=round(lattice_support, 3))
-                if support >= st.outline.min_support and support > lattice_support:
-                    H_fit = H_out
-                    matched = match_cells(H_out, blobs, st.lattice)
-                    details.update(method="outline", cells_seen=int((matched >= 0).sum()))
-        if H_fit is None:
+                details["outline_support"] = round(out[1], 3)
+                if out[1] >= st.outline.min_support and (not cands or out[1] > cands[0][0] + st.outline.prefer_lattice_by):
+                    cands = [(out[1], out[0], "outline")]
+        if not cands:
             return _failed(CUT_OFF if cut_off else NO_BOARD, timings, bgr)
+        _, H_fit, details["method"] = cands[0]
+        matched = match_cells(H_fit, blobs, st.lattice)
         H_work, perm = orient(H_fit)
         matched = matched[perm]
         centres_work = _cell_centres(H_work, matched, blobs, st.lattice.max_centre_offset)
-        seen = matched >= 0
-        if seen.sum() >= 6:
-            # refit to the perspective-corrected centres: better predictions where no
-            # blob was seen, and a better pose for the pieces
-            pitch_px = float(np.median(_pitch_px(H_work)))
-            H_refit, _ = cv2.findHomography(cell_grid()[seen], centres_work[seen], cv2.RANSAC,
-                                            st.lattice.ransac_pitch * pitch_px)
-            if H_refit is not None:
-                H_work = H_refit / H_refit[2, 2]
-                centres_work = _cell_centres(H_work, matched, blobs, st.lattice.max_centre_offset)
         h, w = gray.shape
         pitch = _pitch_px(H_work)
         if np.median(pitch) < st.lattice.min_pitch_fraction * min(h, w):

@@ -182,9 +182,11 @@ class OutlineSettings:
     #: the best this many grid placements are each refined
     refine_starts: int = 3
     #: ... or when the lattice's mean outline support per cell is below this
-    trigger_support: float = 1.3
+    trigger_support: float = 0.55
     #: a board found this way needs at least this mean outline support per cell
-    min_support: float = 1.0
+    min_support: float = 0.5
+    #: ... and must beat the lattice's evidence by this much to replace it
+    prefer_lattice_by: float = 0.05
 
 
 @dataclass
