@@ -71,10 +71,15 @@ class Recognizer:
         # candidates: (support, H, method); every board homography is polished by the
         # cell-outline evidence, which is sharper than blob centres (recesses, checkers)
         cands = []
+        precise = fit is not None and fit.inside >= st.outline.trigger_cells and fit.rms <= st.lattice.precise_rms
         if fit is not None:
-            H_l, s_l, _ = refine_board(fit.H, gradient, st.outline)
+            if precise:
+                # many crisp cells: their centres are the best evidence there is
+                H_l, s_l = fit.H, 1e9
+            else:
+                H_l, s_l, _ = refine_board(fit.H, gradient, st.outline)
+                details["lattice_support"] = round(s_l, 3)
             cands.append((s_l, H_l, "lattice"))
-            details["lattice_support"] = round(s_l, 3)
         if not cut_off and (fit is None or fit.inside < st.outline.trigger_cells or cands[0][0] < st.outline.trigger_support):
             # most cells hidden (a full board), none seen, or a doubtful lattice: try
             # the board's outline and keep whichever explains the cells better
@@ -91,6 +96,14 @@ class Recognizer:
         H_work, perm = orient(H_fit)
         matched = matched[perm]
         centres_work = _cell_centres(H_work, matched, blobs, st.lattice.max_centre_offset)
+        seen = matched >= 0
+        if precise and seen.sum() >= 6:
+            # refit to the perspective-corrected blob centres
+            H_refit, _ = cv2.findHomography(cell_grid()[seen], centres_work[seen], cv2.RANSAC,
+                                            st.lattice.ransac_pitch * float(np.median(_pitch_px(H_work))))
+            if H_refit is not None:
+                H_work = H_refit / H_refit[2, 2]
+                centres_work = _cell_centres(H_work, matched, blobs, st.lattice.max_centre_offset)
         h, w = gray.shape
         pitch = _pitch_px(H_work)
         if np.median(pitch) < st.lattice.min_pitch_fraction * min(h, w):
