@@ -23,6 +23,7 @@ class Board:
     cell_radius: float = 0.02   # ring / recess / drawn circle radius, m
     recess_depth: float = 0.0   # round recessed cells (wood-round)
     colors: dict = field(default_factory=dict)   # named sRGB colours the style uses
+    weight: float = 1.0      # how often the sampler draws it, relative to the others
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class PieceSet:
     hole_depth: float
     groove: bool = True      # decorative groove around the middle (not an attribute)
     bevel: float = 0.0015
+    weight: float = 1.0
 
 
 BOARDS: dict[str, Board] = {
@@ -49,7 +51,7 @@ BOARDS: dict[str, Board] = {
         # 16 engraved gold rings on a grid turned 45 degrees.
         Board("gigamic", "gigamic", size=0.275, thickness=0.014, pitch=0.046, grid_angle_deg=45.0,
               corner_radius=0.012, cell_radius=0.0205,
-              colors={"top": (0.12, 0.12, 0.125), "edge": (0.80, 0.36, 0.12), "gold": (0.93, 0.74, 0.40)}),
+              colors={"top": (0.12, 0.12, 0.125), "edge": (0.80, 0.36, 0.12), "gold": (0.93, 0.74, 0.40)}, weight=2.0),
         # Classic light wooden board with 16 round recessed cells, grid parallel to the edges.
         Board("wood-round", "wood-round", size=0.25, thickness=0.02, pitch=0.055, corner_radius=0.006,
               cell_radius=0.021, recess_depth=0.004,
@@ -73,7 +75,7 @@ PIECE_SETS: dict[str, PieceSet] = {
     for s in [
         # Gigamic's own: beech and dark-stained (walnut) wood, groove at mid height.
         PieceSet("beech-walnut", "beech", "walnut", (0.80, 0.56, 0.33), (0.20, 0.11, 0.09), "wood",
-                 width=0.032, short_h=0.034, tall_h=0.068, hole_r=0.0105, hole_depth=0.009),
+                 width=0.032, short_h=0.034, tall_h=0.068, hole_r=0.0105, hole_depth=0.009, weight=2.0),
         PieceSet("maple-mahogany", "maple", "mahogany", (0.88, 0.74, 0.55), (0.42, 0.15, 0.08), "wood",
                  width=0.036, short_h=0.036, tall_h=0.074, hole_r=0.012, hole_depth=0.01, groove=False),
         PieceSet("black-white", "white", "black", (0.92, 0.91, 0.88), (0.06, 0.06, 0.065), "paint",

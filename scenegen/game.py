@@ -77,7 +77,7 @@ def hand_for(spec: dict, cell: int, player: int, phase: str, piece: int | None) 
 
 
 def render_game(out_mp4: str, seed: int, board: str, piece_set: str, fps: int = 10, frames_dir: str | None = None,
-                threads: int = 2, crf: int = 28, log=print) -> dict:
+                threads: int = 2, crf: int = 28, log=print, preview: bool = False) -> dict:
     from .blender_scene import SceneBuilder
     from .dataset import quiet_stdout
     from .post import add_noise, develop, lens_warp, read_exr, to_bgr8
@@ -85,6 +85,8 @@ def render_game(out_mp4: str, seed: int, board: str, piece_set: str, fps: int = 
 
     script = missed_quarto_game(seed)
     spec = video_spec(seed, board, piece_set)
+    if preview:   # quick look at the choreography: few samples, small render
+        spec["render"].update(samples=2, scale=0.3)
     rng = random.Random(seed + 7)
     spec["_reach_jitter"] = [rng.gauss(0, 12), rng.gauss(0, 12)]
     spec["_skins"] = [[0.86, 0.66, 0.54], [0.55, 0.38, 0.27]]
@@ -108,7 +110,7 @@ def render_game(out_mp4: str, seed: int, board: str, piece_set: str, fps: int = 
         states.append((f"m{k:02d}-placing", on_board + rest, hand_for(spec, sp.cell, sp.player, "placing", sp.piece), PLACING))
         on_board = on_board + [placed]
         states.append((f"m{k:02d}-leaving", on_board + rest, hand_for(spec, sp.cell, sp.player, "leaving", None), LEAVING))
-        hold = rng.randint(14, 22) if k != script.missed_after else 45  # the missed line stays long enough to be called
+        hold = rng.randint(14, 22) if k != script.missed_after else 60  # the missed line stands long enough to be called
         if k == len(script.placements) - 1:
             hold = 30
         states.append((f"m{k:02d}-settled", on_board + rest, None, hold))
@@ -239,9 +241,10 @@ def main(argv=None) -> int:
     ap.add_argument("--frames-dir", help="also write every frame as JPEG into this folder")
     ap.add_argument("--crf", type=int, default=28, help="x264 quality (higher = smaller file; default 28)")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--preview", action="store_true", help="fast low-quality render to check the choreography")
     args = ap.parse_args(argv)
     t = render_game(args.out, args.seed, args.board, args.piece_set, args.fps, args.frames_dir, args.threads, args.crf,
-                    log=lambda s: print(s, file=sys.stderr, flush=True))
+                    log=lambda s: print(s, file=sys.stderr, flush=True), preview=args.preview)
     print(f"wrote {args.out}: {t['frames']} frames, {len(t['placements'])} placements, "
           f"{sum(not w['claimed'] for w in t['winning_lines'])} unclaimed line(s)", file=sys.stderr)
     return 0

@@ -87,8 +87,8 @@ class SceneSampler:
             negative = None
             if rng.random() < self.negative_rate:
                 negative = rng.choice(["no-board", "board-cut-off"])
-        board_id = rng.choice(self.boards)
-        set_id = rng.choice(self.piece_sets)
+        board_id = rng.choices(self.boards, [BOARDS[b].weight for b in self.boards])[0]
+        set_id = rng.choices(self.piece_sets, [PIECE_SETS[s].weight for s in self.piece_sets])[0]
         spec: dict = {
             "seed": seed, "width": self.width, "height": self.height, "negative": negative,
             "board": {"id": board_id, "style": BOARDS[board_id].style, "x": 0.0, "y": 0.0,
@@ -214,7 +214,8 @@ class SceneSampler:
         present = spec["board"]["present"]
         b = BOARDS[spec["board"]["id"]]
         for piece, cell in zip(order[:n_on_board], cells[:n_on_board]):
-            off = rng.uniform(0, 0.12) * min(b.pitch - ps.width, 0.02) / 0.12 if b.pitch > ps.width else 0.0
+            # slightly off centre: up to a third of the free space around the piece, at most 6 mm
+            off = rng.uniform(0, 1) * min((b.pitch - ps.width) / 3, 0.006) if b.pitch > ps.width else 0.0
             oa = rng.uniform(0, 2 * math.pi)
             x, y, _ = cell_world(spec, cell)
             z = b.thickness - b.recess_depth
