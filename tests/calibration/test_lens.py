@@ -124,3 +124,43 @@ def _row_bend(corners: np.ndarray) -> float:
         _, _, vt = np.linalg.svd(centred)
         worst = max(worst, float(np.abs(centred @ vt[1]).max()))
     return worst
+
+
+def _distorted_board(K, dist, seed=0):
+    """A drawn board photographed through a lens with distortion ``dist``: the image and
+    the true cell centres in its (distorted) pixels."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "vision_synthetic", Path(__file__).resolve().parents[1] / "vision" / "synthetic.py")
+    synthetic = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(synthetic)
+    ideal, centres = synthetic.drawn_board("rings", tilt=0.3, size=(1280, 720), seed=seed)
+    h, w = ideal.shape[:2]
+    xs, ys = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+    pix = np.stack([xs, ys], -1).reshape(-1, 1, 2)
+    crit = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-6)
+    src = cv2.undistortPoints(pix, K, dist, None, K, None, crit).reshape(h, w, 2).astype(np.float32)
+    photo = cv2.remap(ideal, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return photo, distort_points(centres, K, dist)
+
+
+def test_analyze_with_a_camera_profile_reports_centres_in_the_photo(tmp_path, capsys):
+    import json
+
+    from calibration.camera import CameraModel
+    from calibration.profile import default_profile, save_profile
+
+    K = np.array([[700.0, 0, 645], [0, 700.0, 356], [0, 0, 1]])
+    dist = np.array([-0.32, 0.12, 0.0, 0.0, 0.0])
+    photo, truth = _distorted_board(K, dist)
+    path = tmp_path / "board.png"
+    cv2.imwrite(str(path), photo)
+    profile = default_profile()
+    profile.camera = CameraModel(K=K, dist=dist, image_size=(1280, 720))
+    save_profile(profile, tmp_path / "cam.json")
+    assert main(["analyze", str(path), "--profile", str(tmp_path / "cam.json"), "--json"]) == 0
+    found = np.array(json.loads(capsys.readouterr().out)["cell_centers"])
+    err = np.linalg.norm(truth[:, None] - found[None], axis=2).min(axis=1)
+    assert err.max() < 1.5  # centres left in undistorted pixels would be off by up to 8 px here
