@@ -30,6 +30,13 @@ from .tablewords import cell_keys, group_key
 from .tracker import Tracker, TrackerSettings, TrackEvent
 
 
+#: flags from the most to the least important; only the first of a batch is spoken
+FLAG_PRIORITY = ("moved", "disappeared", "two_new", "duplicate", "changed")
+#: a piece that merely reads differently is shown, not spoken (usually a misreading)
+SPOKEN_FLAGS = ("moved", "disappeared", "two_new", "duplicate")
+FLAG_EVERY = 5.0  # seconds of source time between spoken flags
+
+
 class ResumeMismatch(ValueError):
     """The board in view does not agree with the record being resumed."""
 
@@ -108,6 +115,7 @@ class Watcher:
         self.quit = False
         self.frames = 0
         self._coach_turn = None
+        self._flag_said: float | None = None
 
     # --- output -----------------------------------------------------------------
     def _say(self, t: float, text: str, kind: str = "info") -> None:
@@ -304,13 +312,21 @@ class Watcher:
                     sum(c is not None for c in self.game.board()) >= 2:
                 self._new_game(now)
                 return
+            # the game is over and the players are clearing the board: nothing to scold
             quiet = self.referee.over and all(i.kind == "disappeared" for i in ev.issues)
-            for issue in ev.issues:
+            # say only the most important issue, and not more often than FLAG_EVERY seconds
+            # (a reading that flickers must not talk over the game); the rest is shown
+            ranked = sorted(ev.issues, key=lambda i: FLAG_PRIORITY.index(i.kind))
+            spoken = ranked[0] if ranked and not quiet and ranked[0].kind in SPOKEN_FLAGS and \
+                (self._flag_said is None or now - self._flag_said >= FLAG_EVERY) else None
+            if spoken is not None:
+                self._flag_said = now
+            for issue in ranked:
                 text = self._issue_text(issue)
-                if quiet:  # the game is over and the players are clearing the board
-                    self._note(now, text)
-                else:
+                if issue is spoken:
                     self._say(now, text, "flag")
+                else:
+                    self._note(now, text)
                 self.log.emit(now, "flagged", kind=issue.kind, cells=[self._center(c) for c in issue.cells],
                               pieces=[piece_symbol(p) for p in issue.pieces if p is not None], text=text)
         elif ev.kind == "cleared":

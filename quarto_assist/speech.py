@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import queue
 import shutil
+import subprocess
 import sys
+import tempfile
 import threading
 from typing import Protocol
 
@@ -78,11 +80,32 @@ def _pick_voice(engine, language: str, voice: str | None):
     return None
 
 
+def _audio_player() -> list[str] | None:
+    """A command that plays a WAV file given after it, or ``None``."""
+    for cmd in (["aplay", "-q"], ["paplay"], ["pw-play"], ["ffplay", "-nodisp", "-autoexit", "-loglevel", "quiet"]):
+        if shutil.which(cmd[0]):
+            return cmd
+    return None
+
+
+def _quiet_espeak_driver() -> None:
+    """pyttsx3's espeak driver prints "Audio saved to ..." for every file it writes; keep
+    the terminal for the referee's own lines."""
+    try:
+        import pyttsx3.drivers.espeak as drv
+    except Exception:
+        return
+    drv.print = lambda *a, **k: None
+
+
 class Pyttsx3Speaker:
     """Speaks through pyttsx3 (espeak-ng on Linux) on a worker thread.
 
+    On Linux each sentence is synthesised to a temporary WAV file and played with the
+    system's audio player: pyttsx3's own espeak playback sometimes drops a sentence
+    said right after another (it came out empty in our tests), its file output does not.
     Raises :class:`SpeechUnavailable` when there is no engine, no voice for the
-    language, or (Linux) no audio player for the espeak driver to play through.
+    language, or (Linux) no audio player.
     """
 
     def __init__(self, language: str = "en", voice: str | None = None, rate: int | None = None,
@@ -91,9 +114,11 @@ class Pyttsx3Speaker:
             import pyttsx3  # noqa: F401
         except ImportError as e:
             raise SpeechUnavailable(f"pyttsx3 is not installed ({e})") from None
-        if sys.platform.startswith("linux") and shutil.which("aplay") is None and shutil.which("paplay") is None:
-            raise SpeechUnavailable("no audio player: pyttsx3 plays speech on Linux with 'aplay' "
-                                    "(install alsa-utils)")
+        self._player = None
+        if sys.platform.startswith("linux"):
+            self._player = _audio_player()
+            if self._player is None:
+                raise SpeechUnavailable("no audio player to speak through (install alsa-utils for 'aplay')")
         self.language, self.voice, self.rate = language, voice, rate
         self._q: queue.Queue = queue.Queue()
         self._ready = threading.Event()
@@ -108,6 +133,7 @@ class Pyttsx3Speaker:
     def _open(self):
         import pyttsx3
 
+        _quiet_espeak_driver()
         engine = pyttsx3.init()
         vid = _pick_voice(engine, self.language, self.voice)
         if vid is None:
@@ -116,6 +142,20 @@ class Pyttsx3Speaker:
         if self.rate:
             engine.setProperty("rate", int(self.rate))
         return engine
+
+    def _speak(self, engine, text: str) -> None:
+        if self._player is None:
+            engine.say(text)
+            engine.runAndWait()
+            return
+        fd, wav = tempfile.mkstemp(prefix="quarto-say-", suffix=".wav")
+        os.close(fd)
+        try:
+            engine.save_to_file(text, wav)
+            engine.runAndWait()
+            subprocess.run(self._player + [wav], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        finally:
+            os.unlink(wav)
 
     def _work(self) -> None:
         try:
@@ -127,15 +167,12 @@ class Pyttsx3Speaker:
         self._ready.set()
         while True:
             text = self._q.get()
+            if text is None:
+                return
             try:
-                if text is None:
-                    return
-                engine.say(text)
-                engine.runAndWait()
+                self._speak(engine, text)
             except Exception as e:
                 print(f"speech failed: {e}", file=sys.stderr)
-            finally:
-                self._q.task_done()
 
     def say(self, text: str) -> None:
         self._q.put(text)
@@ -204,6 +241,7 @@ def speak_to_file(text: str, path: str, language: str = "en", voice: str | None 
     """Synthesise ``text`` into a WAV file through pyttsx3 (no sound card needed)."""
     import pyttsx3
 
+    _quiet_espeak_driver()
     engine = pyttsx3.init()
     vid = _pick_voice(engine, language, voice)
     if vid is None:
