@@ -27,15 +27,15 @@ MODEL_NAMES = ("occupied",) + PIECE_ATTRIBUTES
 #: for unsupervised learning: the feature that by construction orders the pieces of an
 #: attribute (sign +1: larger means the attribute is set), and the features its model uses
 PRIMARY_FEATURE = {
-    "tall": ("height", +1.0),
-    "dark": ("lightness", -1.0),
+    "tall": ("column_top_rel", +1.0),
+    "dark": ("lightness_rel", -1.0),
     "square": ("squareness", +1.0),
     "hollow": ("cup", +1.0),
 }
 MODEL_FEATURES = {
     "occupied": ("occupancy", "foot_contrast", "column_contrast"),
-    "tall": ("height", "tall_band", "column_top"),
-    "dark": ("lightness", "lightness_top"),
+    "tall": ("column_top_rel", "column_top", "tall_band", "height"),
+    "dark": ("lightness_rel", "lightness", "lightness_top"),
     "square": ("squareness", "side_edges", "top_fill"),
     "hollow": ("cup", "cup_ratio"),
 }
@@ -122,7 +122,7 @@ def _hand_set_models() -> dict:
     feature per attribute with its expected decision point (see ``vision.features``)."""
     thresholds = {
         "occupied": ("occupancy", 0.5, 0.15, +1),
-        "tall": ("height", 1.05, 0.2, +1),
+        "tall": ("column_top", 1.05, 0.2, +1),
         "dark": ("lightness", 0.0, 0.15, -1),
         "square": ("squareness", 0.5, 0.1, +1),
         "hollow": ("cup", 0.0, 0.1, +1),

@@ -30,9 +30,11 @@ FEATURE_NAMES = [
     "column_contrast",  # centre of the strip vs its sides at low heights (contrast units)
     "height",           # height of the top face found by the sweep, in pitches
     "tall_band",        # strip contrast at tall-piece heights relative to low heights
-    "column_top",       # top of the strip's contiguous piece-coloured run, in pitches
+    "column_top",       # top of the piece's silhouette up the strip, in pitches
+    "column_top_rel",   # the same over the middle of this board's two silhouette heights
     "lightness",        # the piece side's lightness, relative to the frame's (contrast units)
     "lightness_top",    # top face lightness (outer ring of the face), relative
+    "lightness_rel",    # side lightness against the middle of this board's two piece colours
     "squareness",       # far corners sticking out of the round outline
     "side_edges",       # sharp vertical edges on the piece's side (box faces)
     "top_fill",         # how much of the outline ring at the top matches the face
@@ -63,6 +65,40 @@ def cell_features(image: np.ndarray, reading, settings) -> np.ndarray:
         work = image
     S = np.diag([scale, scale, 1.0])
     return features_from_work(work, S @ reading.homography, settings)
+
+
+def _first_gap(on: np.ndarray, heights: np.ndarray, start: float) -> np.ndarray:
+    """``(16, K)`` bool -> ``(16,)`` height (pitches) of the last ``True`` before the first
+    run of two ``False`` at or above ``start``."""
+    out = np.zeros(len(on))
+    for c in range(len(on)):
+        top = start
+        for k in range(len(heights)):
+            if heights[k] < start:
+                continue
+            if on[c, k]:
+                top = heights[k]
+            elif k + 1 < len(heights) and not on[c, k + 1]:
+                break
+        out[c] = top
+    return out
+
+
+def _two_group_middle(values: np.ndarray, use: np.ndarray, fallback: float, min_gap: float) -> float:
+    """Middle between the means of the best split of ``values[use]`` into a lower and an
+    upper group (largest between-group variance); ``fallback`` when fewer than two
+    values or the groups lie closer than ``min_gap``."""
+    v = np.sort(values[use])
+    if len(v) < 2:
+        return fallback
+    best = None
+    for k in range(1, len(v)):
+        a, b = v[:k], v[k:]
+        score = len(a) * len(b) * (b.mean() - a.mean()) ** 2
+        if best is None or score > best[0]:
+            best = (score, a.mean(), b.mean())
+    _, lo, hi = best
+    return float(0.5 * (lo + hi)) if hi - lo >= min_gap else fallback
 
 
 class LocalView:
@@ -167,21 +203,21 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     band = (heights >= 1.0) & (heights <= 1.45)
     tall_band = col[:, band].mean(1) / (column_contrast + 0.05)
     piece_lab = np.median(centre[:, low], axis=1)  # (16, 3)
-    similar = np.linalg.norm(centre - piece_lab[:, None], axis=2) / contrast < 0.18
-    column_top = np.zeros(16)
-    for c in range(16):
-        k = 0
-        gaps = 0
-        for kk in range(1, len(heights)):
-            if similar[c, kk]:
-                k = kk
-                gaps = 0
-            else:
-                gaps += 1
-                if gaps > 1:
-                    break
-        column_top[c] = heights[k]
+    # the silhouette: the strip's centre differs from what lies beside the piece (the
+    # nearer of the two sides, so a piece standing behind on one side does not count)
+    left = strip[:, :, :2].mean(2)
+    right = strip[:, :, -2:].mean(2)
+    sil = np.minimum(np.linalg.norm(centre - left, axis=2), np.linalg.norm(centre - right, axis=2)) / contrast
+    column_top = _first_gap(sil > ps.silhouette_threshold, heights, ps.silhouette_start_pitch)
     lightness = (piece_lab[:, 0] - mid) / contrast
+    # "dark" is the darker of the set's two colours: split the pieces seen on this board
+    # into two lightness groups and measure against the middle of the two
+    is_piece = foot > ps.piece_foot_contrast
+    # likewise "tall" is the taller of the set's two heights (about twice the other)
+    top_mid = _two_group_middle(column_top, is_piece, float(np.median(column_top)), ps.min_height_gap)
+    column_top_rel = column_top / max(top_mid, 0.1)
+    lightness_rel = (piece_lab[:, 0] - _two_group_middle(piece_lab[:, 0], foot > ps.piece_foot_contrast,
+                                                          mid, ps.min_group_gap * contrast)) / contrast
     # sharp vertical edges on the side: second difference across the strip
     side_rows = (heights >= 0.15) & (heights <= 0.5)
     Lside = strip[:, side_rows][:, :, 2:7, 0]  # (16, k, 5) u in [-0.3, 0.3]
@@ -246,8 +282,8 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     out = np.zeros((16, len(FEATURE_NAMES)))
     cols = {
         "occupancy": occupancy, "foot_contrast": foot, "column_contrast": column_contrast,
-        "height": top_h, "tall_band": tall_band, "column_top": column_top,
-        "lightness": lightness, "lightness_top": lightness_top,
+        "height": top_h, "tall_band": tall_band, "column_top": column_top, "column_top_rel": column_top_rel,
+        "lightness": lightness, "lightness_top": lightness_top, "lightness_rel": lightness_rel,
         "squareness": squareness, "side_edges": side_edges, "top_fill": top_fill,
         "cup": cup, "cup_ratio": cup_ratio, "sweep_peak": sweep_peak, "tilt": np.full(16, tilt),
     }

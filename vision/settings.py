@@ -222,6 +222,16 @@ class PieceSettings:
     #: heights at which the top face is read, in pitches; the one with the clearer top
     #: face wins
     top_patch_pixels: int = 24
+    #: the silhouette: centre-vs-side colour distance (contrast units) above this, scanned
+    #: from this height (pitches) up
+    silhouette_threshold: float = 0.25
+    silhouette_start_pitch: float = 0.15
+    #: cells whose foot differs this much from the bare board count as pieces when this
+    #: board's two piece colours are estimated, and the two must differ by this much
+    piece_foot_contrast: float = 0.25
+    min_group_gap: float = 0.12
+    #: ... and the two silhouette heights by this much (pitches)
+    min_height_gap: float = 0.25
     #: occupancy: a cell is occupied when its piece score exceeds this
     occupied_threshold: float = 0.5
 

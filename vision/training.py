@@ -19,7 +19,7 @@ import time
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from vision.attributes import DEFAULT_MODELS_FILE, MODEL_FEATURES, MODEL_NAMES, PIECE_ATTRIBUTES, fit_logistic
+from vision.attributes import DEFAULT_MODELS_FILE, MODEL_NAMES, fit_logistic
 from vision.evaluation import _truth_piece, load_truth, truth_files
 from vision.image import load_image
 from vision.recognizer import Recognizer
@@ -60,12 +60,16 @@ def collect(folders: list[str], settings: VisionSettings, progress=True):
     return np.array(X), np.array(Y), meta
 
 
-def train(X: np.ndarray, Y: np.ndarray, C: float = 1.0) -> dict:
-    """Model dicts for ``VisionSettings.attributes`` from collected features/labels."""
+def train(X: np.ndarray, Y: np.ndarray, C: float = 0.3) -> dict:
+    """Model dicts for ``VisionSettings.attributes`` from collected features/labels.
+    With truth at hand every feature may help an attribute, so the default models use
+    them all (calibration, with no labels, keeps to ``MODEL_FEATURES``)."""
+    from vision.features import FEATURE_NAMES
+
     models = {}
     for k, name in enumerate(MODEL_NAMES):
         ok = Y[:, k] >= 0
-        m = fit_logistic(name, X[ok], Y[ok, k], features=MODEL_FEATURES[name], C=C)
+        m = fit_logistic(name, X[ok], Y[ok, k], features=FEATURE_NAMES, C=C)
         models[name] = m.to_dict()
     return models
 
