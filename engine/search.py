@@ -58,6 +58,7 @@ TT_HITS = 10
 NGROUPS = 11
 NPERMS = 12
 PROGRESS = 13  # > 0: print a progress line every this many seconds
+ETC_MIN = 15  # probe the children in the table first at nodes with at least this many empties
 NEXT_PRINT = 14  # when the next progress line is due (ms on the perf_counter clock)
 CTX_SIZE = 16
 
@@ -80,11 +81,7 @@ PCELL = SCR + 16  # [32][16] cell permutations
 PINV = PCELL + 512  # [32][16] their inverses
 PLO = PINV + 512  # [32][256] permuted mask of the low byte
 PHI = PLO + 8192  # [32][256] permuted mask of the high byte
-STAT = PHI + 8192  # [17] nodes per number of empties (statistics)
-STAT2 = STAT + 17  # [17] cut nodes per e
-STAT3 = STAT2 + 17  # [17] children tried at cut nodes per e
-STAT4 = STAT3 + 17  # [17] children at all nodes
-S2C = STAT4 + 17  # [17][16] per depth: OR of the shared values of two-piece groups through a cell
+S2C = PHI + 8192  # [17][16] per depth: OR of the shared values of two-piece groups through a cell
 LIST = S2C + 272  # [17][256][3] per depth: cell, piece, priority (ordered nodes)
 W_SIZE = LIST + 17 * 768
 
@@ -347,7 +344,6 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
     the move giving the best score is written to W[ROOT_CELL], W[ROOT_GIVE]
     (give -1 when the game ends with the placement)."""
     W[NODES] += 1
-    W[STAT + e] += 1
     if W[ABORT]:
         return 0
     if deadline > 0.0 and (W[NODES] & 0x3FFF) == 0:
@@ -382,27 +378,6 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
         if is_root:
             W[ROOT_CELL] = _lowbit_index(empties)
             W[ROOT_GIVE] = -1
-        return 0
-    # dead draw: no group can be completed any more with a value its pieces share,
-    # counting the pieces left (those to hand over and the one in hand)
-    rem = avail | (1 << hand)
-    live = False
-    for g in range(ng):
-        sh = W[GSHR + g]
-        cnt = W[GCNT + g]
-        if sh == 0 or cnt == 4:
-            continue
-        need = 4 - cnt
-        for v in range(8):
-            if (sh >> v) & 1 and _popcount(rem & W[POISON + (1 << v)]) >= need:
-                live = True
-                break
-        if live:
-            break
-    if not live:
-        if is_root:
-            W[ROOT_CELL] = _lowbit_index(empties)
-            W[ROOT_GIVE] = _lowbit_index(avail)
         return 0
     hi_bound = e - 2
     lo_bound = -(e - 1)
@@ -467,7 +442,6 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
     best_cell = -1
     best_piece = -1
     sv = SAVE + 8 * e
-    tried = 0
     if e >= W[ORDER_MIN]:
         n = _ordered_moves(W, e, hand, avail, occ, tt_cell, tt_piece)
         lst = LIST + 768 * e
@@ -480,12 +454,39 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
                 W[ROOT_CELL] = best_cell
                 W[ROOT_GIVE] = best_piece
             n = 0
+        elif e >= W[ETC_MIN] and not is_root and e - 1 >= W[TT_MIN]:
+            # enhanced transposition cutoff: a child already known to be bad
+            # enough for the opponent ends the search here
+            for mi in range(n):
+                c = W[lst + 3 * mi]
+                q = W[lst + 3 * mi + 1]
+                if q < 0:
+                    continue
+                bit = 1 << c
+                ck1, ck2 = key(W, e - 1, occ | bit, a0 | bit if hand & 1 else a0, a1 | bit if hand & 2 else a1,
+                               a2 | bit if hand & 4 else a2, a3 | bit if hand & 8 else a3, q, e - 1 >= W[CANON_MIN])
+                cb = _bucket(ck1, ck2, nslots)
+                for cs in range(cb, cb + 2):
+                    if TT[3 * cs] == ck1 and TT[3 * cs + 1] == ck2 and (TT[3 * cs + 2] >> 32) & 0xFFFF == W[AGE]:
+                        chi = ((TT[3 * cs + 2] >> 8) & 255) - 128
+                        if -chi >= beta:
+                            best = -chi
+                            best_cell = c
+                            best_piece = q
+                            n = 0
+                        break
+                if n == 0:
+                    break
         for mi in range(n):
             c = W[lst + 3 * mi]
             q = W[lst + 3 * mi + 1]
             if q < 0:
                 v = lo_bound
                 q = _lowbit_index(avail)
+            elif e == 3:
+                # the opponent has a reply that hands back the last piece safely
+                # (else _ordered_moves stopped at a win): a draw
+                v = 0
             else:
                 bit = 1 << c
                 ncg = W[CNG + c]
@@ -499,7 +500,6 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
                 n2 = a2 | bit if hand & 4 else a2
                 n3 = a3 | bit if hand & 8 else a3
                 v = -negamax(W, TT, e - 1, -beta, -alpha, q, avail & ~(1 << q), occ | bit, n0, n1, n2, n3, deadline)
-                tried += 1
                 for j in range(ncg):
                     g = W[CGROUPS + 8 * c + j]
                     W[GSHR + g] = W[sv + j]
@@ -614,7 +614,6 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
                     if dup:
                         continue
                 v = -negamax(W, TT, e - 1, -beta, -alpha, q, avail & ~(1 << q), nocc, n0, n1, n2, n3, deadline)
-                tried += 1
                 if W[ABORT]:
                     break
                 if v > best:
@@ -637,11 +636,6 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
             if alpha >= beta:
                 break
 
-    if best >= beta:
-        W[STAT2 + e] += 1
-        W[STAT3 + e] += tried
-    else:
-        W[STAT4 + e] += tried
     if use_tt:
         if alpha0 < best < beta:
             lo = best

@@ -29,7 +29,8 @@ WIN, DRAW, LOSS, UNKNOWN = "win", "draw", "loss", "unknown"
 DEFAULT_TT_BITS = 22  # 4M slots, about 100 MB
 TT_MIN = 5  # nodes with fewer empties skip the table: cheaper to search than to look up
 CANON_MIN = 9  # nodes with at least this many empties use the canonical (symmetry) key
-ORDER_MIN = 4  # nodes with at least this many empties sort moves by the opponent's replies
+ORDER_MIN = 3  # nodes with at least this many empties sort moves by the opponent's replies
+ETC_MIN = 10  # nodes with at least this many empties look their children up in the table first
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ class Searcher:
 
     def __init__(self, variant: Variant = CLASSIC, tt_bits: int = DEFAULT_TT_BITS,
                  deadline: float = 0.0, tt_min: int = TT_MIN, canon_min: int = CANON_MIN,
-                 order_min: int = ORDER_MIN):
+                 order_min: int = ORDER_MIN, etc_min: int = ETC_MIN):
         self.variant = variant
         self.W = _tables(variant).copy()
         self.tt = _tt(tt_bits)
@@ -147,6 +148,7 @@ class Searcher:
         self.W[S.TT_MIN] = tt_min
         self.W[S.CANON_MIN] = canon_min
         self.W[S.ORDER_MIN] = order_min
+        self.W[S.ETC_MIN] = etc_min
 
     @property
     def nodes(self) -> int:
@@ -310,7 +312,7 @@ def _suggest_give(sr: Searcher, cells, e: int, deadline: float):
         if best is None or score > best[0]:
             best = (score, q)
     score, q = best
-    return _value(score), None, q, _plies(score, e - 1) + 1
+    return _value(score), None, q, _plies(score, e) + 1  # the give is a ply too
 
 
 def _deepening(sr: Searcher, cells, hand: Piece, e: int):

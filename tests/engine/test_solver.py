@@ -123,13 +123,14 @@ def test_suggestion_is_a_frozen_value():
         s.value = "x"
 
 
-def test_hand_dash_suggests_a_piece_only():
-    pos = Position(random_position(random.Random(6), 5, Variant()).cells(), None)
+@pytest.mark.parametrize("seed", range(8))
+def test_hand_dash_suggests_a_piece_only(seed):
+    pos = Position(random_position(random.Random(seed), 5, Variant()).cells(), None)
     s = suggest(pos)
     outcome_by_give = {}
     for q in pos.available():
         o, n, _ = brute.solve(pos.cells(), q, Variant())
-        outcome_by_give[q] = (-o, n + 1)
+        outcome_by_give[q] = (-o, n + 1)  # handing the piece over is a ply too
     best = max(outcome_by_give.values(), key=lambda r: brute._key(*r))
     assert s.place is None and s.give in outcome_by_give
     assert (s.value, s.plies) == (VALUE[best[0]], best[1])
