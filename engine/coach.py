@@ -84,10 +84,7 @@ def poison_pieces(position: Position, variant: Variant = CLASSIC,
     only pieces that can still be handed over are listed.
     """
     board = _after(position, after_place)
-    hand_gone = position.hand if after_place is not None else None
-    avail = [p for p in position.available() if p != hand_gone]
-    if after_place is None and position.hand is not None:
-        avail = [p for p in avail if p != position.hand]
+    avail = position.available()  # neither on the board nor in hand
     counted = _counted(variant)
     out: dict[Piece, list[Threat]] = {}
     ts = threats(board, variant)
@@ -168,6 +165,11 @@ def explain(position: Position, variant: Variant, suggestion) -> list[str]:
         for g, sh in blocked:
             out.append(f"It fills the gap in {group_name(g)}, so its three {' '.join(describe_values(sh))} pieces "
                        "can no longer make a line.")
+        for c, g, sh in threats(after, variant):
+            if g >> cell & 1:
+                words = " or ".join(describe_values(sh))
+                out.append(f"It makes {group_name(g)} a trap: three pieces share {' and '.join(describe_values(sh))}, "
+                           f"so from now on any {words} piece is poison (it would win on {cell_name(c)}).")
         if after.is_full():
             out.append("That fills the board: the game is a draw.")
             return out
@@ -178,10 +180,7 @@ def explain(position: Position, variant: Variant, suggestion) -> list[str]:
             out.append(f"Avoid {names}: after placing it there every piece left would be poison.")
     else:
         poison = poison_pieces(position, variant)
-    avail = [q for q in position.available()]
-    if s.place is not None and position.hand is not None:
-        avail = [q for q in avail if q != position.hand]
-    safe = [q for q in avail if q not in poison]
+    safe = [q for q in position.available() if q not in poison]
     if poison:
         for q, hits in sorted(poison.items()):
             where = "; ".join(f"on {cell_name(c)} it completes {group_name(g)} ({_values_text(sh)})"
