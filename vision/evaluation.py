@@ -70,7 +70,7 @@ def score_reading(reading, truth: dict, seconds: float) -> dict:
     scored = [i for i in range(16) if not hidden[i]]
     row["cells_scored"] = len(scored)
     zero = dict(occupancy_right=0, tall_right=0, dark_right=0, square_right=0, hollow_right=0,
-                attrs_scored=sum(truth["cells"][i] is not None for i in scored), cells_right=0, board_right=0)
+                attrs_scored=0, cells_right=0, board_right=0)
     if not reading.found:
         row.update(zero)
         return row
@@ -91,17 +91,18 @@ def score_reading(reading, truth: dict, seconds: float) -> dict:
         j = pair[i]
         p = reading.cells[j] if d[i, j] < 0.5 * pitch else "far"
         if p == "far":
-            if t is not None:
-                attrs += 1
             continue
         occ_ok = (t is None) == (p is None)
         occ_right += occ_ok
         if t is None:
             cells_right += occ_ok
             continue
-        attrs += 1
         if p is None:
             continue
+        # attributes are scored where both truth and reading have a piece: the
+        # attribute stage's own accuracy (a missed piece already counts in occupancy
+        # and in fully-right cells)
+        attrs += 1
         ok = True
         for k, a in enumerate(PIECE_ATTRIBUTES):
             same = ((t >> k) & 1) == ((p >> k) & 1)

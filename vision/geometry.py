@@ -25,7 +25,9 @@ def apply_homography(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """``(N, 2)`` points -> ``(N, 2)`` points through the 3x3 ``H``."""
     pts = np.asarray(pts, float).reshape(-1, 2)
     q = np.c_[pts, np.ones(len(pts))] @ np.asarray(H, float).T
-    return q[:, :2] / q[:, 2:3]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # points on the horizon line map to infinity: callers see inf/nan, not warnings
+        return q[:, :2] / q[:, 2:3]
 
 
 def estimate_focal(H: np.ndarray, size: tuple[int, int], settings) -> tuple[float, bool]:

@@ -49,6 +49,11 @@ class Recognizer:
         """Find the board and read every cell. ``frame``: ``(H, W, 3)`` uint8 BGR (grey,
         BGRA and 16-bit frames are converted). Falsy reading with a reason when there is
         no readable board."""
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            # degenerate lattice hypotheses produce inf/nan that the checks reject
+            return self._analyze(frame)
+
+    def _analyze(self, frame: np.ndarray) -> BoardReading:
         timings: dict[str, float] = {}
         t = time.perf_counter()
         st = self.settings
@@ -136,6 +141,12 @@ class Recognizer:
 
     # --- per-frame step -----------------------------------------------------------------
     def track(self, frame: np.ndarray, previous: BoardReading) -> BoardReading:
+        """Re-read the cells of a board already found in ``previous`` (same camera); see
+        :meth:`_track`."""
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return self._track(frame, previous)
+
+    def _track(self, frame: np.ndarray, previous: BoardReading) -> BoardReading:
         """Re-read the cells of a board already found in ``previous`` (same camera).
 
         Keeps the homography; cells covered by a hand are marked ``obstructed`` (their

@@ -122,7 +122,7 @@ class LatticeSettings:
     ransac_pitch: float = 0.1
     #: at most this many lattice hypotheses are grown per frame (bounds the time spent
     #: on cluttered or noisy frames)
-    max_hypotheses: int = 200
+    max_hypotheses: int = 80
     #: the search stops at a lattice with at least this many cells seen, none outside
     #: and this small a residual (pitches)
     early_stop_cells: int = 13
