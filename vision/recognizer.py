@@ -12,6 +12,7 @@ the cells. Both fill ``reading.timings`` (stage -> seconds).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import cv2
@@ -94,6 +95,17 @@ class Recognizer:
                 details["outline_support"] = round(out[1], 3)
                 if out[1] >= st.outline.min_support and (not cands or out[1] > cands[0][0] + st.outline.prefer_lattice_by):
                     cands = [(out[1], out[0], "outline")]
+        if not cands and not cut_off and st.lattice.retry_hypotheses > st.lattice.max_hypotheses:
+            # a hard frame (clutter, a low view): search the lattice harder before giving up
+            wide = dataclasses.replace(st.lattice, max_hypotheses=st.lattice.retry_hypotheses)
+            fit = fit_lattice(blobs, wide, (gray.shape[1], gray.shape[0]), gradient)
+            t = _lap(timings, "lattice", t)
+            if fit is not None and fit.cut_off:
+                cut_off, fit = True, None
+            if fit is not None:
+                H_l, s_l, _ = refine_board(fit.H, gradient, st.outline)
+                cands.append((s_l, H_l, "lattice"))
+                details.update(lattice_support=round(s_l, 3), cells_seen=fit.inside, retried=True)
         if not cands:
             return _failed(CUT_OFF if cut_off else NO_BOARD, timings, bgr)
         _, H_fit, details["method"] = cands[0]

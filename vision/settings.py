@@ -123,6 +123,9 @@ class LatticeSettings:
     #: at most this many lattice hypotheses are grown per frame (bounds the time spent
     #: on cluttered or noisy frames)
     max_hypotheses: int = 80
+    #: when neither the lattice nor the outline finds a board, the lattice search is
+    #: run once more with this many hypotheses
+    retry_hypotheses: int = 200
     #: the search stops at a lattice with at least this many cells seen, none outside
     #: and this small a residual (pitches)
     early_stop_cells: int = 13
