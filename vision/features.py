@@ -32,6 +32,8 @@ FEATURE_NAMES = [
     "tall_band",        # strip contrast at tall-piece heights relative to low heights
     "column_top",       # top of the piece's silhouette up the strip, in pitches
     "column_top_rel",   # the same over the middle of this board's two silhouette heights
+    "edge_top",         # top of the piece's side edges up the strip, in pitches
+    "edge_top_rel",     # the same over the middle of this board's two edge heights
     "lightness",        # the piece side's lightness, relative to the frame's (contrast units)
     "lightness_top",    # top face lightness (outer ring of the face), relative
     "lightness_rel",    # side lightness against the middle of this board's two piece colours
@@ -65,6 +67,30 @@ def cell_features(image: np.ndarray, reading, settings) -> np.ndarray:
         work = image
     S = np.diag([scale, scale, 1.0])
     return features_from_work(work, S @ reading.homography, settings)
+
+
+def _piece_offsets(view, sampler, base, side, ps, contrast) -> np.ndarray:
+    """``(16, 3)`` board-unit offsets of each piece's foot from its cell centre.
+
+    Candidate foot positions on a small grid around the cell are scored by how much a
+    short strip standing there differs in its middle from both its sides (a piece's
+    silhouette centred on it), at low heights; the best wins, with a slight preference
+    for the centre."""
+    o = np.linspace(-ps.max_offset_pitch, ps.max_offset_pitch, ps.offset_steps)
+    offs = np.array([(x, y) for y in o for x in o]) * PITCH  # (M, 2)
+    hs = np.linspace(0.1, 0.45, 4) * PITCH
+    us = np.array([-0.55, 0.0, 0.55]) * PITCH
+    M = len(offs)
+    pts = (base[:, None, None, None, :]
+           + np.c_[offs, np.zeros(M)][None, :, None, None, :]
+           + us[None, None, None, :, None] * side[:, None, None, None, :]
+           + hs[None, None, :, None, None] * np.array([0.0, 0.0, 1.0]))  # (16, M, H, 3 u, 3)
+    lab = sampler.lab(view.project(pts))
+    c = lab[..., 1, :]
+    d = np.minimum(np.linalg.norm(c - lab[..., 0, :], axis=-1), np.linalg.norm(c - lab[..., 2, :], axis=-1))
+    score = d.mean(-1) / contrast - ps.offset_penalty * np.hypot(offs[:, 0], offs[:, 1])[None] / PITCH
+    best = np.argmax(score, axis=1)
+    return np.c_[offs[best], np.zeros(16)]
 
 
 def _first_gap(on: np.ndarray, heights: np.ndarray, start: float) -> np.ndarray:
@@ -187,6 +213,9 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     lo, mid, hi = np.percentile(frame_L[:: 4, :: 4], [5, 50, 95]) * (100.0 / 255.0)
     contrast = max(hi - lo, 10.0)
 
+    # --- where the piece stands: pieces sit up to a third of a pitch off centre ---------
+    base = base + _piece_offsets(view, sampler, base, side, ps, contrast)
+
     # --- strip --------------------------------------------------------------------------
     heights = np.linspace(0.0, ps.max_height_pitch, ps.height_steps)
     us = np.linspace(-0.6, 0.6, 9)
@@ -209,6 +238,14 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     right = strip[:, :, -2:].mean(2)
     sil = np.minimum(np.linalg.norm(centre - left, axis=2), np.linalg.norm(centre - right, axis=2)) / contrast
     column_top = _first_gap(sil > ps.silhouette_threshold, heights, ps.silhouette_start_pitch)
+    # the piece's two side edges (across-strip lightness steps near |u| = radius) run up
+    # to its top; their strength up the strip, against that at the foot
+    Ls = strip[..., 0]
+    step = np.abs(np.diff(Ls, axis=2))  # (16, K, 8) between neighbouring u samples
+    edge = np.maximum(step[:, :, 1:4].max(2), step[:, :, 4:7].max(2)) / contrast  # both sides' best
+    edge_ref = np.median(edge[:, low], axis=1)[:, None] + 1e-3
+    edge_on = (edge / edge_ref) > ps.edge_keep_fraction
+    edge_top = _first_gap(edge_on, heights, ps.silhouette_start_pitch)
     lightness = (piece_lab[:, 0] - mid) / contrast
     # "dark" is the darker of the set's two colours: split the pieces seen on this board
     # into two lightness groups and measure against the middle of the two
@@ -216,6 +253,8 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     # likewise "tall" is the taller of the set's two heights (about twice the other)
     top_mid = _two_group_middle(column_top, is_piece, float(np.median(column_top)), ps.min_height_gap)
     column_top_rel = column_top / max(top_mid, 0.1)
+    edge_mid = _two_group_middle(edge_top, is_piece, float(np.median(edge_top)), ps.min_height_gap)
+    edge_top_rel = edge_top / max(edge_mid, 0.1)
     lightness_rel = (piece_lab[:, 0] - _two_group_middle(piece_lab[:, 0], foot > ps.piece_foot_contrast,
                                                           mid, ps.min_group_gap * contrast)) / contrast
     # sharp vertical edges on the side: second difference across the strip
@@ -283,6 +322,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     cols = {
         "occupancy": occupancy, "foot_contrast": foot, "column_contrast": column_contrast,
         "height": top_h, "tall_band": tall_band, "column_top": column_top, "column_top_rel": column_top_rel,
+        "edge_top": edge_top, "edge_top_rel": edge_top_rel,
         "lightness": lightness, "lightness_top": lightness_top, "lightness_rel": lightness_rel,
         "squareness": squareness, "side_edges": side_edges, "top_fill": top_fill,
         "cup": cup, "cup_ratio": cup_ratio, "sweep_peak": sweep_peak, "tilt": np.full(16, tilt),

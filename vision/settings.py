@@ -225,10 +225,17 @@ class PieceSettings:
     #: heights at which the top face is read, in pitches; the one with the clearer top
     #: face wins
     top_patch_pixels: int = 24
+    #: a piece's foot is looked for this far (pitches) around its cell centre, on a
+    #: grid of this many steps a side; farther positions cost this much per pitch
+    max_offset_pitch: float = 0.3
+    offset_steps: int = 5
+    offset_penalty: float = 0.3
     #: the silhouette: centre-vs-side colour distance (contrast units) above this, scanned
     #: from this height (pitches) up
     silhouette_threshold: float = 0.25
     silhouette_start_pitch: float = 0.15
+    #: a side edge continues while at least this fraction of its strength at the foot
+    edge_keep_fraction: float = 0.5
     #: cells whose foot differs this much from the bare board count as pieces when this
     #: board's two piece colours are estimated, and the two must differ by this much
     piece_foot_contrast: float = 0.25
