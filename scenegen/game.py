@@ -68,7 +68,7 @@ def hand_for(spec: dict, cell: int, player: int, phase: str, piece: int | None) 
     if phase != "leaving":
         held = {"piece": piece, "x": float(base[0]), "y": float(base[1]), "z": float(base[2]),
                 "yaw_deg": spec["_yaw"][piece]}
-        tip = base + np.array([0, 0, h * 0.6])
+        tip = base + np.array([0, 0, h + 0.004])
     else:
         tip = base
     caps = hand_capsules(tuple(tip), reach, side=1 if player == 0 else 1, scale=1.0 if player == 0 else 0.95)

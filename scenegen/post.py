@@ -79,8 +79,8 @@ def add_noise(x: np.ndarray, spec: dict, seed: int) -> np.ndarray:
     p = spec["post"]
     rng = np.random.default_rng(seed)
     sigma = np.sqrt(p["noise_sigma"] ** 2 + p["shot_noise"] * x)
-    lum = rng.standard_normal(x.shape[:2]).astype(np.float32)[..., None]
-    chroma = rng.standard_normal(x.shape).astype(np.float32)
+    lum = rng.standard_normal(x.shape[:2], dtype=np.float32)[..., None]
+    chroma = rng.standard_normal(x.shape, dtype=np.float32)
     n = sigma * (0.7 * lum + 0.5 * chroma)
     return np.clip(x + n, 0, 1)
 

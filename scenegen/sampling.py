@@ -295,7 +295,8 @@ class SceneSampler:
             spec["pieces"].remove(hp)
             z_base = tz + rng.uniform(0.005, 0.06)
             held = {"piece": hp["piece"], "x": tx, "y": ty, "z": z_base, "yaw_deg": rng.uniform(0, 360)}
-            z_tip = z_base + piece_height(spec["piece_set"]["id"], hp["piece"]) * 0.55
+            # fingertips rest on the piece's top rim, as when lowering it by its head
+            z_tip = z_base + piece_height(spec["piece_set"]["id"], hp["piece"]) + 0.004
         # players sit on one of the four sides of the board
         reach = spec["board"]["yaw_deg"] + 90 * rng.randrange(4) + rng.gauss(0, 20)
         side = rng.choice([1, 1, 1, -1])
