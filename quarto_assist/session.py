@@ -27,6 +27,7 @@ from .game import WatchedGame
 from .phrases import Phrases
 from .referee import Referee, Ruling
 from .tablewords import cell_keys, group_key
+from .pixel_tracker import PixelSettings, PixelTracker
 from .tracker import Tracker, TrackerSettings, TrackEvent
 
 
@@ -45,12 +46,14 @@ class ResumeMismatch(ValueError):
 class WatchOptions:
     variant: Variant = CLASSIC
     grace: float = 3.0
-    settle: float = 0.5
+    settle: float | None = None  # seconds; None: the tracker's own default
     language: str = "en"
     coach: bool = False
     record_path: str | None = None
     resumed_from: str | None = None
     pace: bool = False  # play files at their own speed (with a window)
+    pixels: bool = True  # find where the board changed from the picture (PixelTracker)
+    join: bool = False  # a new game starts from the pieces seen on the board, not an empty board
     retry_first: float = 0.5  # camera retry: first wait, doubled up to retry_max
     retry_max: float = 5.0
     speech_timeout: float = 60.0
@@ -104,8 +107,12 @@ class Watcher:
         self.game = game or WatchedGame(variant=self.opt.variant)
         if self.resuming:
             self.opt.variant = self.game.variant
-        self.tracker = Tracker(TrackerSettings(settle=self.opt.settle),
-                               board=self.game.board() if self.resuming else None)
+        expected = self.game.board() if self.resuming else None
+        settle = {} if self.opt.settle is None else {"settle": self.opt.settle}
+        if self.opt.pixels:
+            self.tracker = PixelTracker(PixelSettings(join=self.opt.join, **settle), board=expected)
+        else:
+            self.tracker = Tracker(TrackerSettings(**settle), board=expected)
         self.referee = Referee(self.opt.variant, self.opt.grace, cells=self.game.board())
         if self.game.ended:
             self.referee.over = True
@@ -181,7 +188,7 @@ class Watcher:
         """One frame's reading at source time ``t`` (the loop's body; tests call it)."""
         self.t = t
         self.frames += 1
-        for ev in self.tracker.update(t, reading):
+        for ev in self.tracker.update(t, reading, image):
             self._on_track(ev, t)
         for r in self.referee.tick(t):
             self._on_ruling(r)
@@ -308,8 +315,10 @@ class Watcher:
         elif ev.kind == "placed":
             self._placed(ev, now)
         elif ev.kind == "flagged":
-            if ev.board is not None and all(c is None for c in ev.board) and \
-                    sum(c is not None for c in self.game.board()) >= 2:
+            occupied = {c for c, p in enumerate(self.game.board()) if p is not None}
+            gone = {i.cells[0] for i in ev.issues if i.kind == "disappeared"}
+            cleared = ev.board is not None and all(c is None for c in ev.board)
+            if len(occupied) >= 2 and (cleared or gone == occupied):
                 self._new_game(now)
                 return
             # the game is over and the players are clearing the board: nothing to scold

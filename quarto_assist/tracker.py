@@ -125,7 +125,9 @@ class Tracker:
     def found(self) -> bool:
         return self._known
 
-    def update(self, t: float, reading) -> list[TrackEvent]:
+    def update(self, t: float, reading, image=None) -> list[TrackEvent]:
+        """One reading at source time ``t``; ``image`` (the frame, (H, W, 3) uint8 BGR)
+        is used only by trackers that look at the pixels themselves."""
         out: list[TrackEvent] = []
         if not reading.found:
             if self._was_found:
@@ -158,20 +160,28 @@ class Tracker:
         if self._run_start is None:
             self._run_start = t
             self._run = []
-        self._run.append((t, cells))
+        self._run.append((t, cells, self._extra(reading, perm, image)))
         self._trim(t)
+        out.extend(self._judge(t))
+        return out
+
+    def _extra(self, reading, perm, image):
+        """What else a run entry keeps (subclasses: pixel signatures, probabilities)."""
+        return None
+
+    def _judge(self, t: float) -> list[TrackEvent]:
         steady = self._steady(t)
         if steady is not None and steady != self._stable:
             self._stable = steady
-            out.extend(self._evaluate(t, steady))
-        return out
+            return self._evaluate(t, steady)
+        return []
 
     def finish(self, t: float) -> list[TrackEvent]:
         """The source ended: judge the last clear view even if it stood less than
         ``settle`` seconds (at least 3 frames), so a last placement is not lost."""
         if self._run_start is None or len(self._run) < 3:
             return []
-        window = [cells for (_, cells) in self._run if _ >= t - self.settings.settle - 1e-9]
+        window = [e[1] for e in self._run if e[0] >= t - self.settings.settle - 1e-9]
         steady = self._vote(window)
         if steady is None or steady == self._stable:
             return []
@@ -188,8 +198,8 @@ class Tracker:
         self.corrections[cell] = (raw, piece)
         self.board[cell] = piece
         self._stable = None  # re-evaluate the view against the corrected board
-        self._run = [(t, tuple(piece if (i == cell and c == raw) else c for i, c in enumerate(cs)))
-                     for t, cs in self._run]
+        self._run = [(e[0], tuple(piece if (i == cell and c == raw) else c for i, c in enumerate(e[1])), e[2])
+                     for e in self._run]
 
     def remove(self, cell: int) -> None:
         """Undo: take the piece at ``cell`` out of the game board. A correction made
@@ -246,7 +256,7 @@ class Tracker:
         s = self.settings
         if self._run_start is None or t - self._run_start < s.settle - 1e-9:
             return None
-        return self._vote([cells for (ti, cells) in self._run if ti >= t - s.settle - 1e-9])
+        return self._vote([e[1] for e in self._run if e[0] >= t - s.settle - 1e-9])
 
     def _vote(self, window: list[tuple]) -> tuple | None:
         """Per cell the value most readings agree on, or ``None`` if a cell is in doubt."""
@@ -259,9 +269,9 @@ class Tracker:
         return tuple(out)
 
     def _first_seen(self, cell: int, piece: int) -> float:
-        for ti, cells in self._run:
-            if cells[cell] == piece:
-                return ti
+        for e in self._run:
+            if e[1][cell] == piece:
+                return e[0]
         return self._run[-1][0]
 
     # --- what changed -----------------------------------------------------------
@@ -307,6 +317,9 @@ class Tracker:
         self.issues = issues
         return [TrackEvent(t, "flagged", issues=issues, board=seen)]
 
+    def _permute_extra(self, extra, perm):
+        return extra
+
     def new_game(self) -> None:
         """Start over on the same board: the view is empty again."""
         self.board = [None] * 16
@@ -322,7 +335,8 @@ class Tracker:
             perm = max(GRID_PERMS, key=lambda p: sum(1 for i in range(16) if seen[p[i]] == self.board[i]))
             self.centers = self.centers[list(perm)]
             seen = tuple(seen[perm[i]] for i in range(16))
-            self._run = [(ti, tuple(cs[perm[i]] for i in range(16))) for ti, cs in self._run]
+            self._run = [(e[0], tuple(e[1][perm[i]] for i in range(16)), self._permute_extra(e[2], perm))
+                         for e in self._run]
             # evaluate again on the next frame: a piece placed while we were away is then
             # taken as a normal placement, anything else is flagged
             self._stable = None

@@ -36,8 +36,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-speech", action="store_true", help="show and print announcements without speaking them")
     p.add_argument("--speech-wav", metavar="DIR",
                    help="also write every spoken sentence to DIR/NNN.wav (works without a sound card)")
-    p.add_argument("--settle", type=float, default=0.5,
-                   help="seconds a changed board must stand still and unobstructed before it counts (default 0.5)")
+    p.add_argument("--settle", type=float, default=None,
+                   help="seconds a changed board must stand still and unobstructed before it counts (default 0.8)")
+    p.add_argument("--join", action="store_true",
+                   help="join a game in progress: start from the pieces seen on the board (default: an empty board)")
     p.add_argument("--realtime", action="store_true",
                    help="play a video file or folder at its own speed (the default with a window)")
 
@@ -95,6 +97,7 @@ def run(args) -> int:
     log = EventLog(args.events)
     opts = WatchOptions(variant=game.variant if game else variant, grace=args.grace, settle=args.settle,
                         language=args.language, coach=args.coach, record_path=record, resumed_from=args.resume,
+                        join=args.join,
                         pace=bool(args.realtime or window is not None))
     coach = Coach(args.coach_time) if args.coach else None
     print(f"watching {source.name}; game record: {record}" + (f"; events: {args.events}" if args.events else ""),

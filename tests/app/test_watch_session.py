@@ -35,6 +35,7 @@ def watch(script, tmp_path, options=None, game=None, source=None, clock=None, ac
     events = tmp_path / f"events{len(list(tmp_path.glob('events*')))}.jsonl"  # the log appends
     log = EventLog(str(events))
     opts = options or WatchOptions(record_path=str(tmp_path / "game.txt"))
+    opts.pixels = False  # scripted readings come with blank frames: judge by the readings
     lines = []
     w = Watcher(source or ScriptedSource(script), ScriptedStep(script), speaker, log, opts,
                 clock=clock or FakeClock(), game=game, out=lines.append)
@@ -230,7 +231,7 @@ class SyncCoach:
 def test_coach_says_what_to_hand_over_warns_about_poison_and_where_to_place(tmp_path):
     moves = MOVES[:6]  # 1 3 5 on the near row: any tall piece handed over now loses
     s = game_script(moves)
-    opts = WatchOptions(coach=True, record_path=str(tmp_path / "c.txt"))
+    opts = WatchOptions(coach=True, record_path=str(tmp_path / "c.txt"), pixels=False)
     coach = SyncCoach()
     speaker = FakeSpeaker()
     log = EventLog(str(tmp_path / "coach.jsonl"))

@@ -1,0 +1,276 @@
+"""A tracker that sees *where* the board changed in the image itself.
+
+Vision's absolute reading of a cell (is there a piece? which?) can flicker or be wrong
+on an empty cell, but the picture of a cell where nothing happened stays the same, and
+a cell where a piece was set down changes a lot. So :class:`PixelTracker` keeps, for the
+game as accepted so far, a small grey signature of each cell (an 8x8 thumbnail of the
+patch around its centre, raised a little since pieces stand up in the image) and, once
+the view is clear and still for ``settle`` seconds, compares:
+
+- the empty cell whose picture changed most, clearly more than any other empty cell,
+  is where a piece was placed; which piece it is comes from vision's attribute
+  probabilities averaged over the steady frames, among the pieces still available;
+- nothing changed enough: nothing happened, whatever vision reads;
+- two empty cells changed a lot: two new pieces; a piece's cell changed and vision reads
+  it empty: the piece disappeared (or moved, when the new piece is that one); the best
+  reading of the new piece is one already on the board by far: a duplicate. These are
+  flagged and never change the game.
+
+Pure like :class:`~quarto_assist.tracker.Tracker`: frames and readings in, events out.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.pieces import ALL_PIECES, DARK, HOLLOW, SQUARE, TALL
+
+from .tracker import Issue, Tracker, TrackerSettings, TrackEvent, _spacing
+
+THUMB = 8  # signature: THUMB x THUMB grey thumbnail per cell
+_BITS = (TALL, DARK, SQUARE, HOLLOW)  # vision's probability columns 1-4
+
+
+@dataclass(frozen=True)
+class PixelSettings(TrackerSettings):
+    """``place_change``: grey levels (mean absolute, after removing the board-wide
+    change) above which a cell's picture changed; ``second_ratio``: a second empty cell
+    that changed by this share of the first, and by twice ``place_change``, is a second
+    new piece; ``still``: grey levels a cell may flicker within the steady window;
+    ``duplicate_margin``: log-likelihood by which a piece already on the board must beat
+    every available piece before the new one is flagged as a duplicate; ``join``: start
+    from the pieces vision sees on the board instead of an empty board."""
+
+    settle: float = 0.8  # longer than a hand holding still while it sets a piece down
+    place_change: float = 7.0
+    second_ratio: float = 0.6
+    still: float = 4.0
+    duplicate_margin: float = 4.0
+    join: bool = False
+
+
+def signatures(image: np.ndarray, centers: np.ndarray) -> np.ndarray:
+    """(16, THUMB*THUMB) float32 grey thumbnails of the cells of ``image`` ((H, W, 3)
+    uint8 BGR) around ``centers`` ((16, 2) pixels x, y)."""
+    sp = _spacing(centers)
+    r = max(3, int(round(0.35 * sp)))
+    lift = 0.15 * sp
+    h, w = image.shape[:2]
+    out = np.zeros((16, THUMB * THUMB), np.float32)
+    for i, (x, y) in enumerate(centers):
+        x0, y0 = int(round(x - r)), int(round(y - lift - r))
+        xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + 2 * r), min(h, y0 + 2 * r)
+        if xb - xa < 2 or yb - ya < 2:
+            continue
+        patch = image[ya:yb, xa:xb]
+        if patch.ndim == 3:
+            patch = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+        out[i] = cv2.resize(patch, (THUMB, THUMB), interpolation=cv2.INTER_AREA).ravel()
+    return out
+
+
+def piece_log_likelihoods(p: np.ndarray) -> np.ndarray:
+    """(16,) log-likelihood of each piece from (4,) probabilities of tall, dark, square, hollow."""
+    p = np.clip(np.asarray(p, float), 0.02, 0.98)
+    out = np.zeros(16)
+    for q in ALL_PIECES:
+        out[q] = sum(np.log(p[k] if q & b else 1 - p[k]) for k, b in enumerate(_BITS))
+    return out
+
+
+class PixelTracker(Tracker):
+    def __init__(self, settings: PixelSettings | None = None, board=None):
+        super().__init__(settings or PixelSettings(), board)
+        self.baseline: np.ndarray | None = None  # (16, THUMB*THUMB): the accepted board's picture
+        self._before: dict[int, np.ndarray] = {}  # cell -> its picture before its piece came
+        self._latest: np.ndarray | None = None  # last steady window's mean signature
+        self._issue_key = None
+
+    # --- run entries: (t, cells, (signature, probabilities)) ---------------------
+    def _extra(self, reading, perm, image):
+        if image is None or self.centers is None:
+            return None
+        probs = getattr(reading, "probabilities", None)
+        if probs is not None:
+            probs = np.asarray(probs, float)[list(perm)]
+        return (signatures(image, self.centers), probs)
+
+    def _permute_extra(self, extra, perm):
+        if extra is None:
+            return None
+        sig, probs = extra
+        return (sig[list(perm)], None if probs is None else probs[list(perm)])
+
+    # --- public changes from the user ---------------------------------------------
+    def remove(self, cell: int) -> None:
+        super().remove(cell)
+        if self.baseline is not None and cell in self._before:
+            self.baseline[cell] = self._before.pop(cell)
+
+    def correct(self, cell: int, piece) -> None:
+        self.board[cell] = piece
+        self.issues = []
+        self._issue_key = None
+        if self.baseline is not None and self._latest is not None:
+            self.baseline[cell] = self._latest[cell]
+
+    def new_game(self) -> None:
+        super().new_game()
+        if self._latest is not None:
+            self.baseline = self._latest.copy()
+        self._before = {}
+        self._issue_key = None
+
+    def finish(self, t: float) -> list[TrackEvent]:
+        if self._run_start is None or len(self._run) < 3:
+            return []
+        return self._judge(t, final=True)
+
+    # --- judging ------------------------------------------------------------------
+    def _window(self, t: float, final: bool = False):
+        s = self.settings
+        if self._run_start is None:
+            return None
+        if not final and t - self._run_start < s.settle - 1e-9:
+            return None
+        win = [e for e in self._run if e[0] >= t - s.settle - 1e-9 and e[2] is not None]
+        if len(win) < (2 if final else 1):
+            return None
+        sigs = np.stack([e[2][0] for e in win])
+        mean = sigs.mean(axis=0)
+        if np.abs(sigs - mean).mean(axis=2).max() > s.still:
+            return None  # something is still moving
+        return win, mean
+
+    def _judge(self, t: float, final: bool = False) -> list[TrackEvent]:
+        got = self._window(t, final)
+        if got is None:
+            return []
+        win, mean = got
+        self._latest = mean
+        if not self._known:
+            return self._first(t, win, mean)
+        return self._compare(t, win, mean)
+
+    def _first(self, t: float, win, mean) -> list[TrackEvent]:
+        seen = self._majority([e[1] for e in win])
+        self.baseline = mean.copy()
+        self._known = True
+        if self._expected:
+            from .tracker import GRID_PERMS
+
+            # only whether the record's pieces stand where they should is checked: vision's
+            # reading of an empty cell is not trusted
+            def agree(p):
+                return sum(1 for i in range(16) if self.board[i] is not None and seen[p[i]] is not None)
+
+            perm = max(GRID_PERMS, key=agree)
+            self.centers = self.centers[list(perm)]
+            self.baseline = self.baseline[list(perm)]
+            self._latest = self._latest[list(perm)]
+            seen = tuple(seen[perm[i]] for i in range(16))
+            self._run = [(e[0], tuple(e[1][perm[i]] for i in range(16)), self._permute_extra(e[2], perm))
+                         for e in self._run]
+            mismatch = [i for i in range(16) if self.board[i] is not None and seen[i] is None]
+            return [TrackEvent(t, "board_found", board=tuple(self.board), mismatch=mismatch)]
+        if self.settings.join:
+            start = list(seen)
+            taken = set()
+            for i, p in enumerate(start):  # a piece seen twice cannot be: keep the first
+                if p is not None and p in taken:
+                    start[i] = None
+                elif p is not None:
+                    taken.add(p)
+            self.board = start
+        return [TrackEvent(t, "board_found", board=tuple(self.board), mismatch=[])]
+
+    @staticmethod
+    def _majority(window) -> tuple:
+        return tuple(Counter(w[i] for w in window).most_common(1)[0][0] for i in range(16))
+
+    def _identify(self, cell: int, win) -> tuple[int | None, int | None]:
+        """(piece, cell of the piece on the board it duplicates or None)."""
+        on_board = {p: i for i, p in enumerate(self.board) if p is not None}
+        avail = [q for q in ALL_PIECES if q not in on_board]
+        probs = [e[2][1] for e in win if e[2][1] is not None]
+        if probs:
+            ll = piece_log_likelihoods(np.mean([p[cell, 1:5] for p in probs], axis=0))
+            best = int(np.argmax(ll))
+            best_avail = max(avail, key=lambda q: ll[q]) if avail else None
+            if best in on_board and (best_avail is None or ll[best] - ll[best_avail] > self.settings.duplicate_margin):
+                return best, on_board[best]
+            return best_avail, None
+        votes = Counter(e[1][cell] for e in win if e[1][cell] is not None)
+        if not votes:
+            return None, None
+        piece = votes.most_common(1)[0][0]
+        return piece, on_board.get(piece)
+
+    def _compare(self, t: float, win, mean) -> list[TrackEvent]:
+        s = self.settings
+        d = np.abs(mean - self.baseline).mean(axis=1)
+        d = np.maximum(d - np.median(d), 0.0)  # a change of light touches every cell alike
+        seen = self._majority([e[1] for e in win])
+        empties = sorted((i for i in range(16) if self.board[i] is None), key=lambda i: -d[i])
+        gone = [g for g in range(16) if self.board[g] is not None and d[g] >= s.place_change and seen[g] is None]
+        issues: list[Issue] = []
+        placed = None
+        if empties and d[empties[0]] >= s.place_change:
+            c = empties[0]
+            second = empties[1] if len(empties) > 1 else None
+            if second is not None and d[second] >= max(2 * s.place_change, s.second_ratio * d[c]):
+                issues.append(Issue("two_new", (c, second), tuple(p for p in (seen[c], seen[second]) if p is not None)))
+            else:
+                piece, dup = self._identify(c, win)
+                if piece is None:
+                    return []  # changed, but nothing readable stands there yet
+                if dup is not None:
+                    issues.append(Issue("duplicate", (c, dup), (piece,)))
+                elif gone and piece in [self.board[g] for g in gone]:
+                    g = next(g for g in gone if self.board[g] == piece)
+                    issues.append(Issue("moved", (g, c), (piece,)))
+                    gone = [x for x in gone if x != g]
+                else:
+                    placed = (c, piece)
+        for g in gone:
+            issues.append(Issue("disappeared", (g,), (self.board[g],)))
+        if issues:
+            placed = None
+        if placed is not None:
+            c, piece = placed
+            first = self._first_change(c, mean[c], d[c])
+            self._before[c] = self.baseline[c].copy()
+            self.board[c] = piece
+            self.baseline = mean.copy()
+            self.issues = []
+            self._issue_key = None
+            return [TrackEvent(first, "placed", cell=c, piece=piece)]
+        if issues:
+            key = tuple(sorted((i.kind, i.cells) for i in issues))
+            if key == self._issue_key:
+                return []
+            self._issue_key = key
+            self.issues = issues
+            return [TrackEvent(t, "flagged", issues=issues, board=seen)]
+        if self.issues:
+            self.issues = []
+            self._issue_key = None
+            return [TrackEvent(t, "cleared")]
+        return []
+
+    def _first_change(self, cell: int, final: np.ndarray, full: float) -> float:
+        """Since when, in the current clear run, the cell has looked as it does now (the
+        hand gone, the piece standing): the time the piece was first seen settled."""
+        tol = max(2.0 * self.settings.still, 0.25 * full)
+        first = self._run[-1][0]
+        for e in reversed(self._run):
+            if e[2] is None:
+                continue
+            if np.abs(e[2][0][cell] - final).mean() > tol:
+                break
+            first = e[0]
+        return first

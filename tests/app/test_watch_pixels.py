@@ -1,0 +1,157 @@
+"""The pixel tracker on real frames: where a piece was set down comes from the picture,
+so a vision that sees phantom pieces on empty cells, or misses real ones, does not
+invent or lose placements; which piece it is comes from vision's attribute
+probabilities, among the pieces still available."""
+
+import cv2
+import numpy as np
+
+from quarto_assist.pixel_tracker import PixelSettings, PixelTracker, piece_log_likelihoods
+from vision.reading import BoardReading
+
+W, H = 320, 240
+CENTRES = np.array([[100 + 40 * (i % 4), 50 + 40 * (i // 4)] for i in range(16)], float)
+
+
+def frame(cells, hand=None) -> np.ndarray:
+    img = np.full((H, W, 3), 60, np.uint8)
+    for c, p in enumerate(cells):
+        if p is not None:
+            cv2.circle(img, tuple(int(v) for v in CENTRES[c]), 13, (120 + 8 * p,) * 3, -1)
+    if hand is not None:  # an arm reaching over the given cells
+        for c in hand:
+            cv2.circle(img, tuple(int(v) for v in CENTRES[c]), 22, (90, 120, 200), -1)
+    return img
+
+
+def probs_for(piece, sure=0.9):
+    """Vision's (5,) probabilities for a cell holding ``piece`` (occupied, tall, dark, square, hollow)."""
+    return np.array([sure] + [sure if piece >> k & 1 else 1 - sure for k in range(4)])
+
+
+class NoisyVision:
+    """Reads the true board but with phantom pieces on some empty cells and real pieces
+    sometimes read as empty, changing from frame to frame (seeded)."""
+
+    def __init__(self, seed=0):
+        self.rng = np.random.default_rng(seed)
+
+    def read(self, cells, obstructed=False):
+        seen = list(cells)
+        probs = np.zeros((16, 5))
+        for i, p in enumerate(cells):
+            if p is None:
+                if self.rng.random() < 0.4:
+                    seen[i] = int(self.rng.integers(16))  # a phantom
+                probs[i] = probs_for(int(self.rng.integers(16)), 0.7)
+            else:
+                if self.rng.random() < 0.3:
+                    seen[i] = None  # a real piece missed
+                probs[i] = probs_for(p, 0.75 + 0.2 * self.rng.random())
+        return BoardReading(found=True, reason="hand over the board" if obstructed else "",
+                            cell_centers=CENTRES.copy(), cells=seen, confidence=np.ones(16),
+                            obstructed=np.full(16, obstructed), probabilities=probs)
+
+
+def play(steps, fps=10, tracker=None, seed=0):
+    """steps: (cells, hand_cells or None, vision_says_obstructed, seconds)."""
+    tr = tracker or PixelTracker(PixelSettings())
+    vision = NoisyVision(seed)
+    rng = np.random.default_rng(seed + 1)
+    events, t = [], 0.0
+    for cells, hand, obstructed, seconds in steps:
+        for _ in range(int(round(seconds * fps))):
+            img = frame(cells, hand).astype(np.int16) + rng.normal(0, 2, (H, W, 3)).astype(np.int16)
+            events += tr.update(t, vision.read(cells, obstructed), np.clip(img, 0, 255).astype(np.uint8))
+            t += 1 / fps
+    return tr, events
+
+
+def empty():
+    return [None] * 16
+
+
+def test_placements_found_exactly_despite_phantoms_and_missed_pieces():
+    b = empty()
+    steps = [(b, None, False, 2.0)]
+    for cell, piece in [(12, 1), (0, 8), (13, 3), (6, 0xC)]:
+        steps.append((b, [cell, cell - 1 if cell % 4 else cell + 1], True, 1.0))  # the hand, seen by vision
+        b = list(b)
+        b[cell] = piece
+        steps.append((b, None, False, 2.0))
+    tr, ev = play(steps)
+    placed = [(e.cell, e.piece) for e in ev if e.kind == "placed"]
+    assert placed == [(12, 1), (0, 8), (13, 3), (6, 0xC)]
+    assert [e.kind for e in ev if e.kind == "flagged"] == []
+    assert ev[0].kind == "board_found" and ev[0].board == tuple(empty())  # phantoms are not a start position
+
+
+def test_a_hand_held_still_over_the_board_is_not_a_piece():
+    b = empty()
+    steps = [(b, None, False, 2.0), (b, [5, 6], False, 0.6), (b, [5], False, 0.5), (b, None, False, 2.0)]
+    tr, ev = play(steps)  # vision did not even see this hand; it never stood still for 0.8 s
+    assert [e.kind for e in ev if e.kind in ("placed", "flagged")] == []
+
+
+def test_a_piece_taken_away_is_flagged_and_the_game_kept():
+    b = empty()
+    b2 = list(b)
+    b2[5] = 9
+    steps = [(b, None, False, 2.0), (b, [5], True, 1.0), (b2, None, False, 2.0), (b2, [5], True, 1.0),
+             (b, None, False, 2.0), (b, [5], True, 1.0), (b2, None, False, 2.0)]
+
+    class Blind(NoisyVision):  # reads every empty cell as empty, so the gone piece is seen gone
+        def read(self, cells, obstructed=False):
+            r = super().read(cells, obstructed)
+            r.cells = list(cells)
+            return r
+
+    tr = PixelTracker(PixelSettings())
+    vision = Blind(0)
+    events, t = [], 0.0
+    for cells, hand, obstructed, seconds in steps:
+        for _ in range(int(seconds * 10)):
+            events += tr.update(t, vision.read(cells, obstructed), frame(cells, hand))
+            t += 0.1
+    kinds = [e.kind for e in events if e.kind != "hand"]
+    assert kinds == ["board_found", "placed", "flagged", "cleared"]
+    assert events[[e.kind for e in events].index("flagged")].issues[0].kind == "disappeared"
+    assert tr.board[5] == 9
+
+
+def test_two_new_pieces_at_once_are_flagged():
+    b = empty()
+    b2 = list(b)
+    b2[0], b2[15] = 2, 7
+    tr, ev = play([(b, None, False, 2.0), (b, [0], True, 1.0), (b2, None, False, 2.0)])
+    (f,) = [e for e in ev if e.kind == "flagged"]
+    assert f.issues[0].kind == "two_new" and set(f.issues[0].cells) == {0, 15}
+    assert tr.board == empty()
+
+
+def test_the_piece_is_the_likeliest_one_still_available():
+    ll = piece_log_likelihoods(probs_for(0xB, 0.8)[1:])
+    assert int(np.argmax(ll)) == 0xB
+    b = empty()
+    b[3] = 0xB  # already on the board: the new piece reading as B by a little is taken as the next best
+    tr = PixelTracker(PixelSettings(join=True))
+    vision_probs = probs_for(0xB, 0.6)
+
+    class Vision(NoisyVision):
+        def read(self, cells, obstructed=False):
+            r = super().read(cells, obstructed)
+            r.cells = list(cells)
+            if cells[9] is not None:
+                r.probabilities[9] = vision_probs
+            return r
+
+    vision = Vision(0)
+    b2 = list(b)
+    b2[9] = 0xA
+    events, t = [], 0.0
+    for cells, hand, obstructed, seconds in [(b, None, False, 2.0), (b, [9], True, 1.0), (b2, None, False, 2.0)]:
+        for _ in range(int(seconds * 10)):
+            events += tr.update(t, vision.read(cells, obstructed), frame(cells, hand))
+            t += 0.1
+    (p,) = [e for e in events if e.kind == "placed"]
+    assert p.cell == 9 and p.piece != 0xB and p.piece in (0xA, 0x3, 0x9, 0xF)  # one attribute away from B
