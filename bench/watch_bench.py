@@ -74,6 +74,7 @@ def main(argv=None) -> int:
     ap.add_argument("video", nargs="?")
     ap.add_argument("--profile")
     ap.add_argument("--frames", type=int, default=0, help="stop after N frames (0: whole video)")
+    ap.add_argument("--vision-every", type=int, default=3, help="as watch --vision-every (default 3)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     from quarto_assist.capture import open_source
@@ -111,7 +112,7 @@ def main(argv=None) -> int:
             return None if f is None or f.index >= args.frames else f
 
         src.read = limited
-    step = VisionStep(recognizer, profile)
+    step = VisionStep(recognizer, profile, every=args.vision_every)
     log = EventLog(None)
     w = Watcher(src, step, SilentSpeaker(), log, WatchOptions(record_path=None), out=lambda s: None)
     t0 = time.perf_counter()

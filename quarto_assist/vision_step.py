@@ -17,10 +17,19 @@ import time
 
 
 class VisionStep:
-    def __init__(self, recognizer, profile=None, retry: float = 0.3, recheck_after: float = 1.0):
+    def __init__(self, recognizer, profile=None, retry: float = 0.3, recheck_after: float = 1.0, every: int = 1):
         """``retry``: source seconds between full analyses while no board is in view.
         ``recheck_after``: source seconds of tracking without a clear view after which
-        one full analysis checks the board is still where tracking thinks it is."""
+        one full analysis checks the board is still where tracking thinks it is.
+        ``every``: run vision's track step on every n-th frame only and hand back the
+        last reading in between (the pixel tracker looks at every frame itself; vision
+        is needed for hands and for which piece stands where, which do not change from
+        one frame to the next)."""
+        if every < 1:
+            raise ValueError(f"invalid vision step interval: {every!r} (must be 1 or more frames)")
+        self.every = every
+        self._skip = 0
+        self._last = None
         self.recognizer = recognizer
         self.profile = profile
         self.previous = None  # last found reading, in analysed-frame pixels
@@ -35,12 +44,17 @@ class VisionStep:
     def __call__(self, image, t: float = 0.0):
         from calibration.camera import prepare_frame, reading_to_original
 
+        if self._last is not None and self._last.found and self._skip > 0:
+            self._skip -= 1
+            return self._last
         t0 = time.perf_counter()
         frame, mapping = prepare_frame(self.profile, image)
         reading = self._read(frame, t)
         if not mapping.identity and reading.found:
             reading = reading_to_original(copy.copy(reading), mapping)
         self.seconds += time.perf_counter() - t0
+        self._last = reading
+        self._skip = self.every - 1
         return reading
 
     def _analyze(self, frame, t: float):

@@ -40,6 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seconds a changed board must stand still and unobstructed before it counts (default 0.8)")
     p.add_argument("--join", action="store_true",
                    help="join a game in progress: start from the pieces seen on the board (default: an empty board)")
+    p.add_argument("--vision-every", type=int, default=3, metavar="N",
+                   help="run vision on every N-th frame (default 3); where the board changed is seen in every frame")
     p.add_argument("--realtime", action="store_true",
                    help="play a video file or folder at its own speed (the default with a window)")
 
@@ -102,7 +104,7 @@ def run(args) -> int:
     coach = Coach(args.coach_time) if args.coach else None
     print(f"watching {source.name}; game record: {record}" + (f"; events: {args.events}" if args.events else ""),
           flush=True)
-    watcher = Watcher(source, VisionStep(recognizer, profile), speaker, log, opts, clock=clock, game=game,
+    watcher = Watcher(source, VisionStep(recognizer, profile, every=args.vision_every), speaker, log, opts, clock=clock, game=game,
                       window=window, coach=coach)
     def stop(signum, frame):  # a polite kill ends the game like 'q': record saved, pending call made
         raise KeyboardInterrupt
