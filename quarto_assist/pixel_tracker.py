@@ -242,7 +242,9 @@ class PixelTracker(Tracker):
             placed = None
         if placed is not None:
             c, piece = placed
-            first = self._first_change(c, mean[c], d[c])
+            # settled: since when the whole picture has stood still (the window just judged
+            # is the first still one), and the new piece looked as it does now
+            first = max(self._run_start, t - s.settle, self._first_change(c, mean[c], d[c]))
             self._before[c] = self.baseline[c].copy()
             self.board[c] = piece
             self.baseline = mean.copy()

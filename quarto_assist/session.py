@@ -52,6 +52,7 @@ class WatchOptions:
     record_path: str | None = None
     resumed_from: str | None = None
     pace: bool = False  # play files at their own speed (with a window)
+    grace_slack: float = 0.5  # seconds added to the grace period (see _placed)
     pixels: bool = True  # find where the board changed from the picture (PixelTracker)
     join: bool = False  # a new game starts from the pieces seen on the board, not an empty board
     retry_first: float = 0.5  # camera retry: first wait, doubled up to retry_max
@@ -417,7 +418,9 @@ class Watcher:
         self.view.coach_place = None
         self.log.emit(ev.t, "placed", **fields, position=self._position())
         self._note(now, f"placed {piece_symbol(piece)} ({piece_words(piece)}) on {cell_name(cell)}")
-        for r in self.referee.placed(now, cell, piece, settled_t=ev.t):
+        # the grace period counts from a little after the piece was first seen still: the
+        # placing hand may linger near the board a moment longer than the picture shows
+        for r in self.referee.placed(now, cell, piece, settled_t=ev.t + self.opt.grace_slack):
             self._on_ruling(r)
         self._ask_give(now)
 
