@@ -24,7 +24,8 @@ def cell_grid() -> np.ndarray:
 def apply_homography(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """``(N, 2)`` points -> ``(N, 2)`` points through the 3x3 ``H``."""
     pts = np.asarray(pts, float).reshape(-1, 2)
-    q = np.c_[pts, np.ones(len(pts))] @ np.asarray(H, float).T
+    H = np.asarray(H, float)
+    q = pts @ H[:, :2].T + H[:, 2]
     with np.errstate(divide="ignore", invalid="ignore"):
         # points on the horizon line map to infinity: callers see inf/nan, not warnings
         return q[:, :2] / q[:, 2:3]

@@ -150,8 +150,9 @@ def _grow(a: int, b: int, c: int, blobs: np.ndarray, settings, diagonal: bool = 
         H = _fit(idx, blobs[ids, :2])
         if H is None:
             return None
-        if len(ids) >= 6:
-            # robust refit: a piece's top near a lattice point must not bend the lattice
+        if len(ids) >= 6 and prev is not None:
+            # robust refit (from the second round on, once the lattice has grown): a
+            # piece's top near a lattice point must not bend the lattice
             pitch = np.median(np.hypot(*(apply_homography(H, idx + [1, 0]) - apply_homography(H, idx)).T))
             Hr, inl = cv2.findHomography(idx, blobs[ids, :2].astype(np.float64), cv2.RANSAC,
                                          settings.ransac_pitch * pitch, maxIters=200, confidence=0.99)
@@ -338,7 +339,7 @@ def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None 
                         continue
                     tried.add(key)
                     support = None
-                    if gradient is not None:
+                    if gradient is not None and len(ids) >= settings.min_cells - 2:
                         support = outline_support(H_idx, _outline_radius(H_idx, idx, ids, blobs), gradient[:2], gradient[2])
                     fit = _window_fit(idx, ids, blobs, settings, support)
                     if fit is None or fit.pitch < min_pitch:

@@ -72,6 +72,8 @@ def _quad_by_lines(contour: np.ndarray, settings) -> np.ndarray | None:
         n = max(1, int(np.hypot(*(b - a)) // 3))
         dense.append(a + (b - a) * np.arange(n)[:, None] / n)
     pts = np.concatenate(dense)
+    if len(pts) > settings.max_outline_points:
+        pts = pts[:: int(np.ceil(len(pts) / settings.max_outline_points))]
     size = np.sqrt(cv2.contourArea(contour.astype(np.float32)))
     tol = settings.line_tolerance * size
     rng = np.random.default_rng(0)
@@ -230,6 +232,18 @@ def fit_outline(gray: np.ndarray, blobs: np.ndarray, gradient, settings, bgr: np
         return None
     s, H, radius = best
     return H, s, radius
+
+
+def peak_ratio(H: np.ndarray, radius: float, gradient, shift: float = 0.125) -> float:
+    """How much better the cells' outline evidence is at ``H`` than with the grid moved
+    half a pitch (``shift`` board units) either way along either axis. A real grid is a
+    sharp peak; a grid laid over a table or a shadow is not."""
+    here = board_support(H, radius, gradient)
+    around = []
+    for dx, dy in ((shift, 0), (-shift, 0), (0, shift), (0, -shift)):
+        T = np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1.0]])
+        around.append(board_support(H @ T, radius, gradient))
+    return float(here / max(np.mean(around), 1e-6))
 
 
 def _refine(H: np.ndarray, radius: float, gradient, settings):

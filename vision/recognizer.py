@@ -25,7 +25,7 @@ from vision.features import features_from_work
 from vision.geometry import apply_homography, cell_grid
 from vision.image import to_bgr8, too_dark, working_scale
 from vision.lattice import fit_lattice, image_gradient, match_cells, orient
-from vision.outline import fit_outline, refine_board
+from vision.outline import fit_outline, peak_ratio, refine_board
 from vision.obstruction import obstructed_cells, top_down
 from vision.reading import BoardReading
 from vision.settings import VisionSettings
@@ -92,8 +92,10 @@ class Recognizer:
             out = fit_outline(gray, blobs, gradient, st.outline, work)
             t = _lap(timings, "outline", t)
             if out is not None:
-                details["outline_support"] = round(out[1], 3)
-                if out[1] >= st.outline.min_support and (not cands or out[1] > cands[0][0] + st.outline.prefer_lattice_by):
+                peak = peak_ratio(out[0], out[2], gradient)
+                details.update(outline_support=round(out[1], 3), outline_peak=round(peak, 2))
+                credible = peak >= st.outline.min_peak and out[1] * peak >= st.outline.min_evidence
+                if credible and (not cands or out[1] > cands[0][0] + st.outline.prefer_lattice_by):
                     cands = [(out[1], out[0], "outline")]
         if not cands and not cut_off and st.lattice.retry_hypotheses > st.lattice.max_hypotheses:
             # a hard frame (clutter, a low view): search the lattice harder before giving up

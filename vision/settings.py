@@ -171,6 +171,8 @@ class OutlineSettings:
     #: straight sides: RANSAC trials per side, inlier distance (fraction of the region's
     #: size), and each side must hold this fraction of a quarter of the outline
     line_trials: int = 60
+    #: outline points used for the straight sides (evenly thinned beyond this)
+    max_outline_points: int = 400
     line_tolerance: float = 0.012
     min_side_fraction: float = 0.35
     #: the grid's side as a fraction of the board's side, searched in this range
@@ -189,8 +191,11 @@ class OutlineSettings:
     refine_starts: int = 3
     #: ... or when the lattice's mean outline support per cell is below this
     trigger_support: float = 0.55
-    #: a board found this way needs at least this mean outline support per cell
-    min_support: float = 0.5
+    #: a board found this way needs its outline evidence to peak sharply where the grid
+    #: is (support over that with the grid moved half a pitch, at least ``min_peak``)
+    #: and support x peak at least ``min_evidence``
+    min_peak: float = 1.6
+    min_evidence: float = 0.9
     #: ... and must beat the lattice's evidence by this much to replace it
     prefer_lattice_by: float = 0.05
 
