@@ -168,14 +168,23 @@ class PixelTracker(Tracker):
             def agree(p):
                 return sum(1 for i in range(16) if self.board[i] is not None and seen[p[i]] is not None)
 
-            perm = max(GRID_PERMS, key=agree)
+            # the same camera usually numbers the grid the same way: another turn of the
+            # board must agree clearly better before it is taken
+            perm = GRID_PERMS[0]
+            for p in GRID_PERMS[1:]:
+                if agree(p) >= agree(perm) + 3:
+                    perm = p
             self.centers = self.centers[list(perm)]
             self.baseline = self.baseline[list(perm)]
             self._latest = self._latest[list(perm)]
             seen = tuple(seen[perm[i]] for i in range(16))
             self._run = [(e[0], tuple(e[1][perm[i]] for i in range(16)), self._permute_extra(e[2], perm))
                          for e in self._run]
-            mismatch = [i for i in range(16) if self.board[i] is not None and seen[i] is None]
+            # vision misses a real piece now and then: only a board where most of the
+            # record's pieces are not seen is a different board
+            missing = [i for i in range(16) if self.board[i] is not None and seen[i] is None]
+            pieces = sum(p is not None for p in self.board)
+            mismatch = missing if len(missing) > max(1, pieces // 2) else []
             return [TrackEvent(t, "board_found", board=tuple(self.board), mismatch=mismatch)]
         if self.settings.join:
             start = list(seen)

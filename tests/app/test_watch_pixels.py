@@ -155,3 +155,24 @@ def test_the_piece_is_the_likeliest_one_still_available():
             t += 0.1
     (p,) = [e for e in events if e.kind == "placed"]
     assert p.cell == 9 and p.piece != 0xB and p.piece in (0xA, 0x3, 0x9, 0xF)  # one attribute away from B
+
+
+def test_resume_accepts_the_record_when_its_pieces_stand_there_and_refuses_an_empty_board():
+    record = empty()
+    record[0], record[5], record[10] = 1, 2, 4
+    tr = PixelTracker(PixelSettings(), board=record)
+    _, ev = play([(record, None, False, 2.0)], tracker=tr)
+    assert ev[0].kind == "board_found" and ev[0].mismatch == []
+    tr2 = PixelTracker(PixelSettings(), board=record)
+
+    class Blind(NoisyVision):
+        def read(self, cells, obstructed=False):
+            r = super().read(cells, obstructed)
+            r.cells = list(cells)
+            return r
+
+    vision = Blind(1)
+    events = []
+    for k in range(20):
+        events += tr2.update(k / 10, vision.read(empty()), frame(empty()))
+    assert events[0].kind == "board_found" and sorted(events[0].mismatch) == [0, 5, 10]

@@ -154,11 +154,11 @@ def test_resume_through_the_command_and_a_disagreeing_board(tmp_path, colour_vis
     video = tmp_path / "game.avi"
     write_game(video)
     record = tmp_path / "game.txt"
-    record.write_text("quarto-assist game 1\nvariant classic\nstart ..../..../..../.... -\n-:7\nd1:2\n")
+    record.write_text("quarto-assist game 1\nvariant classic\nstart ..../..../..../.... -\n-:7\nd1:2\nc1:3\na2:4\n")
     rc = cli.main(["watch", str(video), "--no-window", "--no-speech", "--resume", str(record)])
     assert rc == 2
     err = capsys.readouterr().err
-    assert err.startswith("ERROR the board in view does not agree with") and "d1 should be 7" in err
+    assert err.startswith("ERROR the board in view does not agree with") and "d1 should be 7 but the camera sees empty" in err
 
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None or shutil.which("sox") is None,
