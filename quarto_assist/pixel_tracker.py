@@ -185,7 +185,7 @@ class PixelTracker(Tracker):
             missing = [i for i in range(16) if self.board[i] is not None and seen[i] is None]
             pieces = sum(p is not None for p in self.board)
             mismatch = missing if len(missing) > max(1, pieces // 2) else []
-            return [TrackEvent(t, "board_found", board=tuple(self.board), mismatch=mismatch)]
+            return [TrackEvent(t, "board_found", board=seen, mismatch=mismatch)]
         if self.settings.join:
             start = list(seen)
             taken = set()
