@@ -85,7 +85,7 @@ def draw(image: np.ndarray, view) -> np.ndarray:
         cv2.polylines(img, [pts], True, color, max(1, int(2 * s)), cv2.LINE_AA)
     if centers is not None:
         spacing = float(np.linalg.norm(centers[1] - centers[0])) if len(centers) > 1 else 40.0
-        r = max(8, int(0.28 * spacing))
+        r = max(7, int(0.2 * spacing))  # small enough to leave the real piece in view
         for line in view.winning:
             pts = np.asarray([centers[c] for c in line], float).round().astype(np.int32).reshape(-1, 1, 2)
             cv2.polylines(img, [pts], False, GOLD, max(3, int(r * 0.6)), cv2.LINE_AA)
