@@ -111,7 +111,9 @@ def examine_photo(path: str, image: np.ndarray, recognizer, settings, base: Prof
         if empty:
             check.problem = (f"only {16 - len(empty)} of 16 cells hold a piece (cell{'s' if len(empty) > 1 else ''} "
                              f"{_cells_text(empty)} look{'' if len(empty) > 1 else 's'} empty): "
-                             "calibration needs all 16 pieces standing on the board")
+                             "calibration needs all 16 pieces standing on the board; if they are, a piece may "
+                             "hide behind a taller one or blend into the board: take the photo from higher up, "
+                             "in brighter light")
     if not check.problem:
         check.features = np.asarray(cell_features(frame, reading, settings), float)
         if check.features.shape[0] != 16 or not np.all(np.isfinite(check.features)):
