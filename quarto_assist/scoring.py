@@ -19,6 +19,7 @@ import numpy as np
 class Score:
     placements: int = 0
     found: int = 0
+    located: int = 0  # a placed event at the right cell and time, whatever piece it names
     invented: int = 0
     lines: int = 0
     announced: int = 0
@@ -64,6 +65,12 @@ def score(truth: dict, events: list[dict], grace: float = 3.0, late: float = 1.5
             used.add(hit)
             s.found += 1
             s.placement_delays.append(placed[hit]["t"] - p["settled_t"])
+    for p in tp:  # where and when, whatever piece: the tracker's part of the job
+        for e in placed:
+            if np.linalg.norm(np.asarray(e["cell_center"], float) - np.asarray(p["cell_center"], float)) <= half_cell \
+                    and p["t"] - 1e-6 <= e["t"] <= p["settled_t"] + late:
+                s.located += 1
+                break
     for i, e in enumerate(placed):
         if i not in used:
             s.invented += 1
