@@ -15,9 +15,8 @@ import bmesh
 import numpy as np
 from mathutils import Matrix, Vector
 
-from .catalog import BOARDS, PIECE_SETS, outline_xy
-from .sampling import piece_height
 from . import textures
+from .catalog import BOARDS, PIECE_SETS
 
 
 def srgb_to_linear(c):
@@ -232,8 +231,7 @@ def rounded_prism(name, size, z0, z1, radius, chamfer=0.0015, seg=8):
             a = math.radians(a0 + 90 * i / seg)
             outline.append((cx + radius * math.cos(a), cy + radius * math.sin(a)))
     n = len(outline)
-    inset = [(x - chamfer * math.copysign(1, x) * (abs(x) > h - radius - 1e-9 or True) * 0 , y) for x, y in outline]
-    # inset ring: scale the outline towards the centre by the chamfer
+    # inset ring: the outline pulled towards the centre by the chamfer
     inset = []
     for x, y in outline:
         d = math.hypot(x, y)

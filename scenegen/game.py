@@ -36,7 +36,6 @@ APPROACH, PLACING, LEAVING = 4, 6, 4
 def video_spec(seed: int, board: str, piece_set: str) -> dict:
     """The fixed scene of a game: camera, light, table, spare layout (all 16 pieces beside the board)."""
     sampler = SceneSampler([board], [piece_set], negative_rate=0.0, hand_rate=0.0)
-    rng = random.Random(seed)
     for attempt in range(50):
         spec = sampler.sample(seed * 100 + attempt, n_on_board=0, hand=False, negative=None)
         c = spec["camera"]
@@ -45,7 +44,6 @@ def video_spec(seed: int, board: str, piece_set: str) -> dict:
             break
     spec["post"]["blur_sigma"] = min(spec["post"]["blur_sigma"], 0.6)
     spec["post"]["jpeg_quality"] = 90
-    del rng
     return spec
 
 
@@ -71,7 +69,7 @@ def hand_for(spec: dict, cell: int, player: int, phase: str, piece: int | None) 
         tip = base + np.array([0, 0, h + 0.004])
     else:
         tip = base
-    caps = hand_capsules(tuple(tip), reach, side=1 if player == 0 else 1, scale=1.0 if player == 0 else 0.95)
+    caps = hand_capsules(tuple(tip), reach, side=1, scale=1.0 if player == 0 else 0.95)   # both right-handed
     return {"capsules": caps, "skin_rgb": spec["_skins"][player], "sleeve_rgb": spec["_sleeves"][player],
             "held": held, "cell": cell}
 
@@ -136,6 +134,13 @@ def render_game(out_mp4: str, seed: int, board: str, piece_set: str, fps: int = 
         os.makedirs(os.path.dirname(os.path.abspath(out_mp4)), exist_ok=True)
         W, H = spec["width"], spec["height"]
         ff = shutil.which("ffmpeg")
+        if not ff:
+            try:
+                import imageio_ffmpeg
+
+                ff = imageio_ffmpeg.get_ffmpeg_exe()
+            except (ImportError, RuntimeError):
+                ff = None   # falls back to OpenCV's mp4v writer
         if frames_dir:
             os.makedirs(frames_dir, exist_ok=True)
         proc = None

@@ -13,7 +13,7 @@ import random
 import numpy as np
 
 from . import camera as cam
-from .catalog import BOARDS, PIECE_SETS, cell_grid_xy, outline_xy
+from .catalog import BOARDS, PIECE_SETS, cell_grid_xy
 from .hand import hand_capsules
 
 WIDTH, HEIGHT = 1280, 720
