@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.pieces import describe_values, piece_symbol, piece_words
+from engine.pieces import describe_values, piece_symbol
 from engine.position import Position, PositionError
 from engine.rules import CLASSIC, Variant, cell_name, mask_cells
 
@@ -203,9 +203,9 @@ class Watcher:
         self.view.flagged_cells = sorted({c for i in self.tracker.issues for c in i.cells})
         self.view.over = self.referee.over
         if not reading.found:
-            self.view.status = f"no board: {reading.reason}" if reading.reason else "no board in view"
+            self.view.status = self.phrases.t["status_noboard"] + (f" ({reading.reason})" if reading.reason else "")
         elif not reading.clear:
-            self.view.status = reading.reason or "hand over the board"
+            self.view.status = self.phrases.t["status_hand"]
         else:
             self.view.status = ""
         if self.window is not None and image is not None:
@@ -417,7 +417,7 @@ class Watcher:
         self.view.winning = []
         self.view.coach_place = None
         self.log.emit(ev.t, "placed", **fields, position=self._position())
-        self._note(now, f"placed {piece_symbol(piece)} ({piece_words(piece)}) on {cell_name(cell)}")
+        self._note(now, self.phrases.say("placed", piece=piece, symbol=piece_symbol(piece)))
         # the grace period counts from a little after the piece was first seen still: the
         # placing hand may linger near the board a moment longer than the picture shows
         for r in self.referee.placed(now, cell, piece, settled_t=ev.t + self.opt.grace_slack):
