@@ -62,23 +62,24 @@ def main() -> int:
     cv2.setNumThreads(1)
     from quarto_assist.cli import main as cli_main
 
-    times = []
+    times, outcomes = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.repeat + 1):
             start = time.perf_counter() if k else t0
             sink = io.StringIO()
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                 code = cli_main(["calibrate", *photos, "--out", str(Path(tmp) / "p.json")])
-            if code != 0:
-                print(sink.getvalue(), file=sys.stderr)
-                print(f"calibrate failed with exit code {code}", file=sys.stderr)
-                return 1
             times.append(time.perf_counter() - start)
+            outcomes.append(code)
     print(f"photos: {', '.join(photos)}")
+    if any(outcomes):
+        last = [ln for ln in sink.getvalue().splitlines() if ln.startswith("ERROR")]
+        print(f"calibrate did not succeed (exit code {outcomes[-1]}): {last[-1] if last else ''}")
+        print("the times below are to that refusal, not to a written profile")
     print(f"one core; cold run (imports included): {times[0]:.2f} s")
     print(f"warm runs: median {statistics.median(times[1:]):.2f} s over {args.repeat} "
           f"(min {min(times[1:]):.2f}, max {max(times[1:]):.2f}); target <= 10 s")
-    return 0
+    return 1 if any(outcomes) else 0
 
 
 if __name__ == "__main__":

@@ -27,15 +27,21 @@ from collections import defaultdict
 from pathlib import Path
 
 
-def load_group_truths(folders: list[str]) -> dict[tuple[str, str], list[tuple[str, dict]]]:
-    """(piece set id, board id) -> [(truth path, truth dict)] in name order."""
+def load_group_truths(folders: list[str]) -> dict[tuple[str, str, str], list[tuple[str, dict]]]:
+    """(piece set id, board id, folder) -> [(truth path, truth dict)], photos named ``c*``
+    (the calibration photos of bench/render_calibration_set.py) first, then name order."""
     from vision.evaluation import load_truth, truth_files
 
-    groups: dict[tuple[str, str], list] = defaultdict(list)
+    groups: dict[tuple[str, str, str], list] = defaultdict(list)
     for folder in folders:
-        for path in truth_files(folder):
+        if not os.path.isdir(folder):
+            continue
+        paths = truth_files(folder)
+        paths.sort(key=lambda p: (not os.path.basename(p).startswith("c"), os.path.basename(p)))
+        for path in paths:
             t = load_truth(path)
-            key = ((t.get("piece_set") or {}).get("id", "?"), (t.get("board") or {}).get("id", "?"))
+            key = ((t.get("piece_set") or {}).get("id", "?"), (t.get("board") or {}).get("id", "?"),
+                   os.path.basename(os.path.normpath(folder)))
             groups[key].append((path, t))
     return groups
 
@@ -86,8 +92,8 @@ def main() -> int:
     refused: list[str] = []
     print(f"{'set / board':34} {'calibration':14} {'n':>4}  {'cells default':>13} {'cells calib':>11}  "
           f"{'boards default':>14} {'boards calib':>12}  seconds")
-    for (set_id, board_id), items in sorted(groups.items()):
-        name = f"{set_id}__{board_id}"
+    for (set_id, board_id, folder_name), items in sorted(groups.items()):
+        name = folder_name if folder_name.startswith(f"{set_id}__{board_id}") else f"{set_id}__{board_id}__{folder_name}"
         calib = [(p, t) for p, t in items if is_calibration_photo(t)][: args.photos]
         calib_paths = {p for p, _ in calib}
         scored = [(p, t) for p, t in items if p not in calib_paths and t.get("board_found_expected")]
