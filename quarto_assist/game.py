@@ -183,6 +183,11 @@ def load_game(path: str) -> WatchedGame:
 
 
 def default_record_path() -> str:
+    """``$XDG_DATA_HOME/quarto-assist/games/quarto-game-DATE-TIME.txt`` (by default under
+    ``~/.local/share``): out of the way of the folder the command runs in."""
     import time
 
-    return f"quarto-game-{time.strftime('%Y%m%d-%H%M%S')}.txt"
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    folder = os.path.join(base, "quarto-assist", "games")
+    os.makedirs(folder, exist_ok=True)
+    return os.path.join(folder, f"quarto-game-{time.strftime('%Y%m%d-%H%M%S')}.txt")

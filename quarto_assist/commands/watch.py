@@ -28,7 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--coach", action="store_true", help="say and show the best move and warn about poison pieces")
     p.add_argument("--coach-time", type=float, default=3.0, metavar="S", help="seconds the coach may think (default 3)")
     p.add_argument("--record", metavar="FILE",
-                   help="game record, saved after every move (default: quarto-game-DATE-TIME.txt, or the --resume file)")
+                   help="game record, saved after every move (default: ~/.local/share/quarto-assist/games/"
+                        "quarto-game-DATE-TIME.txt, or the --resume file)")
     p.add_argument("--resume", metavar="FILE", help="continue the game in this record (the board in view must agree)")
     p.add_argument("--language", default="en", choices=("en", "ru", "hu", "lv"), help="language of what is said")
     p.add_argument("--voice", help="speech voice (an id or part of a name; default: the language's first voice)")

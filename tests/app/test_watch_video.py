@@ -172,3 +172,16 @@ def test_the_missed_quarto_is_spoken_into_a_wav_file(tmp_path, colour_vision):
     (wav,) = sorted(wavs.glob("*.wav"))  # the only thing said: the Quarto
     secs = float(subprocess.run(["sox", "--i", "-D", str(wav)], capture_output=True, text=True).stdout)
     assert 1.5 < secs < 8.0
+
+
+def test_the_default_record_goes_to_the_data_folder_not_the_working_folder(tmp_path, colour_vision, monkeypatch):
+    video = tmp_path / "game.avi"
+    write_game(video)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert cli.main(["watch", str(video), "--no-window", "--no-speech"]) == 0
+    assert list(work.iterdir()) == []
+    (rec,) = (tmp_path / "data" / "quarto-assist" / "games").glob("quarto-game-*.txt")
+    assert "# watch: placed d4" in rec.read_text()
