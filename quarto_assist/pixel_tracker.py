@@ -152,6 +152,7 @@ class PixelTracker(Tracker):
             return []
         win, mean = got
         self._latest = mean
+        self._stable = ()  # a still view was seen: the next hand over the board is reported
         if not self._known:
             return self._first(t, win, mean)
         return self._compare(t, win, mean)

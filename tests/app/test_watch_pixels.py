@@ -176,3 +176,12 @@ def test_resume_accepts_the_record_when_its_pieces_stand_there_and_refuses_an_em
     for k in range(20):
         events += tr2.update(k / 10, vision.read(empty()), frame(empty()))
     assert events[0].kind == "board_found" and sorted(events[0].mismatch) == [0, 5, 10]
+
+
+def test_a_hand_coming_back_after_a_placement_is_reported_for_the_claim_windows():
+    b = empty()
+    b2 = list(b)
+    b2[5] = 9
+    _, ev = play([(b, None, False, 2.0), (b, [5], True, 1.0), (b2, None, False, 2.0), (b2, [6], True, 1.0)])
+    kinds = [e.kind for e in ev]
+    assert kinds.index("placed") < len(kinds) - 1 - kinds[::-1].index("hand")
