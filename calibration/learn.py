@@ -33,6 +33,12 @@ ADVICE = {
     "square": "take a photo from higher up, with the square pieces turned at different angles",
     "hollow": "take a photo from higher up, with light from above so the cups on top show",
 }
+#: a full board may show a few pieces the base profile does not see (a green piece on green
+#: felt: the set is new to it, which is why the user calibrates). Up to this many cells read
+#: as empty are taken as pieces, trusting the user; the 8/8 and all-different checks after
+#: learning still catch a missing piece that spoils the split. More empty-looking cells
+#: than this is not a full board (or the pieces cannot be seen): refused.
+MAX_DOUBTED_EMPTY = 4
 #: separation (d': distance between the class means in pooled standard deviations) below
 #: which a class is reported as barely separating even when every photo split 8/8: with
 #: the boundary midway, one piece read alone is wrong with probability Phi(-d'/2), 0.13 %
@@ -54,7 +60,8 @@ class PhotoCheck:
     ``frame`` is the image analysis ran on (undistorted when the base profile has a
     camera model); ``reading`` a ``vision.reading.BoardReading`` in ``frame`` pixels;
     ``features`` (16, D) per-cell features (``vision.features.cell_features``), ``None``
-    when the photo cannot be used, ``problem`` then says why.
+    when the photo cannot be used, ``problem`` then says why; ``note`` says what was
+    assumed (cells that looked empty, taken as pieces).
     """
 
     path: str
@@ -62,6 +69,7 @@ class PhotoCheck:
     reading: object = None
     features: np.ndarray | None = None
     problem: str = ""
+    note: str = ""
     seconds: float = 0.0
 
     @property
@@ -92,8 +100,9 @@ class Calibration:
 def examine_photo(path: str, image: np.ndarray, recognizer, settings, base: Profile | None = None) -> PhotoCheck:
     """Find the board in ``image`` (H, W, 3) uint8 BGR and read per-cell features.
 
-    A photo is usable when the board is found, nothing covers it and all 16 cells hold
-    a piece. Expected failures come back as ``problem`` text, not exceptions.
+    A photo is usable when the board is found, nothing covers it and at most
+    ``MAX_DOUBTED_EMPTY`` cells look empty (those are taken as pieces). Expected failures
+    come back as ``problem`` text, not exceptions.
     """
     from vision.features import cell_features
 
@@ -108,12 +117,14 @@ def examine_photo(path: str, image: np.ndarray, recognizer, settings, base: Prof
         check.problem = f"something covers the board (cells {_cells_text(cells)}): take the photo without hands in view"
     else:
         empty = [i for i, c in enumerate(reading.cells) if c is None]
-        if empty:
-            check.problem = (f"only {16 - len(empty)} of 16 cells hold a piece (cell{'s' if len(empty) > 1 else ''} "
-                             f"{_cells_text(empty)} look{'' if len(empty) > 1 else 's'} empty): "
-                             "calibration needs all 16 pieces standing on the board; if they are, a piece may "
-                             "hide behind a taller one or blend into the board: take the photo from higher up, "
-                             "in brighter light")
+        if len(empty) > MAX_DOUBTED_EMPTY:
+            check.problem = (f"only {16 - len(empty)} of 16 cells hold a piece (cells "
+                             f"{_cells_text(empty)} look empty): calibration needs all 16 pieces standing on the "
+                             "board; if they are, they blend into the board: take the photo in brighter light")
+        elif empty:
+            check.note = (f"cell{'s' if len(empty) > 1 else ''} {_cells_text(empty)} looked empty to the "
+                          "profile calibration starts from; taken as holding a piece, as calibration photos "
+                          "show all 16")
     if not check.problem:
         check.features = np.asarray(cell_features(frame, reading, settings), float)
         if check.features.shape[0] != 16 or not np.all(np.isfinite(check.features)):

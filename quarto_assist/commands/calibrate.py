@@ -57,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
         image = read_image(path)
         check = examine_photo(path, image, recognizer, base.vision, base)
         status = "board and 16 pieces found" if check.usable else f"REFUSED: {check.problem}"
+        if check.usable and check.note:
+            status = f"board found; {check.note}"
         print(f"[{k}/{len(paths)}] {path}: {status} ({check.seconds:.1f} s)", file=sys.stderr, flush=True)
         photos.append(check)
 

@@ -80,3 +80,52 @@ def test_a_class_that_barely_separates_is_warned_about_with_advice():
     assert len(cal.warnings) == 1
     assert cal.warnings[0].startswith("dark vs light barely separate") and "brighter, even light" in cal.warnings[0]
     assert cal.profile.report["warnings"] == cal.warnings
+
+
+class _FixedRecognizer:
+    """Stands in for vision's recogniser: always the same reading."""
+
+    def __init__(self, reading):
+        self.reading = reading
+
+    def analyze(self, frame):
+        return self.reading
+
+
+def _reading(n_occupied, found=True, reason=""):
+    import cv2
+
+    from vision.reading import BoardReading
+
+    if not found:
+        return BoardReading.not_found(reason)
+    grid = np.array([((i % 4 + 0.5) / 4, (i // 4 + 0.5) / 4) for i in range(16)])
+    centres = 100 + 200 * grid
+    H, _ = cv2.findHomography(grid, centres)
+    return BoardReading(found=True, homography=H, cell_centers=centres,
+                        cells=list(range(n_occupied)) + [None] * (16 - n_occupied))
+
+
+@pytest.mark.parametrize("n, usable, words", [
+    (16, True, ""),
+    (13, True, "looked empty"),        # a few pieces the base profile misses: trusted
+    (9, False, "only 9 of 16 cells hold a piece"),
+])
+def test_examine_photo_trusts_a_few_unseen_pieces_but_not_a_game_in_progress(n, usable, words):
+    from calibration.learn import examine_photo
+
+    image = np.full((400, 400, 3), 120, np.uint8)
+    base = default_profile()
+    check = examine_photo("p.jpg", image, _FixedRecognizer(_reading(n)), base.vision, base)
+    assert check.usable == usable
+    assert words in (check.note if usable else check.problem)
+    assert (check.features is not None) == usable
+
+
+def test_examine_photo_passes_on_vision_reason():
+    from calibration.learn import examine_photo
+
+    base = default_profile()
+    check = examine_photo("p.jpg", np.zeros((400, 400, 3), np.uint8),
+                          _FixedRecognizer(_reading(0, found=False, reason="too dark")), base.vision, base)
+    assert not check.usable and check.problem == "too dark"

@@ -1,0 +1,106 @@
+"""``quarto-assist calibrate`` as a user meets it: refusals, untouched files, profiles analyze accepts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.profile import load_profile
+from quarto_assist.cli import main
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def _error_lines(err: str) -> list[str]:
+    return [ln for ln in err.splitlines() if ln.startswith("ERROR")]
+
+
+@pytest.fixture
+def noise_photo(tmp_path):
+    """A photo of a patterned carpet: no board in it."""
+    path = tmp_path / "carpet.png"
+    noise = np.random.default_rng(0).integers(0, 255, (360, 640, 3), dtype=np.uint8)
+    cv2.imwrite(str(path), cv2.GaussianBlur(noise, (0, 0), 3))
+    return path
+
+
+def test_photo_without_a_board_is_refused_and_nothing_is_overwritten(tmp_path, noise_photo, capsys):
+    out = tmp_path / "set.json"
+    out.write_text("my old profile")
+    code = main(["calibrate", str(noise_photo), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    lines = _error_lines(err)
+    assert len(lines) == 1 and f"photo '{noise_photo}' cannot be used" in lines[0]
+    assert out.read_text() == "my old profile"
+    assert not (tmp_path / "set.png").exists()
+    assert f"[1/1] {noise_photo}: REFUSED" in err  # progress per photo
+
+
+def test_board_without_all_pieces_is_refused(tmp_path, capsys):
+    truths = [p for p in sorted(DATA.glob("*.json"))
+              if json.loads(p.read_text()).get("board_found_expected")
+              and 0 < sum(c is not None for c in json.loads(p.read_text())["cells"]) < 12
+              and not json.loads(p.read_text()).get("hand")]
+    assert truths, "tests/data should hold a photo of a board with a few pieces"
+    photo = DATA / json.loads(truths[0].read_text())["image"]
+    out = tmp_path / "set.json"
+    assert main(["calibrate", str(photo), "--out", str(out)]) == 2
+    lines = _error_lines(capsys.readouterr().err)
+    assert len(lines) == 1 and str(photo) in lines[0]
+    assert "of 16 cells hold a piece" in lines[0] or "no board" in lines[0]
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("content", ["", "{", '{"format": "quarto-assist-profile", "version": 9, "vision": {}}'])
+def test_bad_base_profile_is_one_line(tmp_path, noise_photo, capsys, content):
+    base = tmp_path / "base.json"
+    base.write_text(content)
+    assert main(["calibrate", str(noise_photo), "--profile", str(base), "--out", str(tmp_path / "o.json")]) == 2
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("ERROR") and str(base) in lines[0]
+
+
+def test_unreadable_photo_and_missing_folder_are_one_line(tmp_path, capsys):
+    bad = tmp_path / "half.jpg"
+    bad.write_bytes(b"\xff\xd8\xff\xe0" + b"\x00" * 100)
+    assert main(["calibrate", str(bad), "--out", str(tmp_path / "o.json")]) == 2
+    assert main(["calibrate", str(bad), "--out", str(tmp_path / "nope" / "o.json")]) == 2
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(lines) == 2 and all(ln.startswith("ERROR") for ln in lines)
+    assert str(bad) in lines[0] and "does not exist" in lines[1]
+
+
+def _truth(name: str) -> dict:
+    return json.loads((DATA / name).with_suffix(".json").read_text())
+
+
+def test_calibrate_on_all_16_pieces_gives_a_profile_analyze_accepts(tmp_path, capsys):
+    photos = [str(DATA / "full-gigamic-beech-walnut-1.jpg"), str(DATA / "full-gigamic-beech-walnut-2.jpg")]
+    out = tmp_path / "beech.json"
+    code = main(["calibrate", *photos, "--out", str(out), "--name", "beech set"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "[1/2]" in captured.err and "[2/2]" in captured.err
+    profile = load_profile(out)
+    assert profile.name == "beech set" and profile.source_images == photos
+    assert set(profile.report["attributes"]) == {"tall", "dark", "square", "hollow"}
+    sheet = cv2.imread(str(tmp_path / "beech.png"))
+    assert sheet is not None and sheet.shape[1] >= 600
+    # analyze takes the profile, and reads a calibration photo's board with it
+    assert main(["analyze", photos[0], "--profile", str(out), "--json"]) == 0
+    reading = json.loads(capsys.readouterr().out)
+    assert reading["board_found"] and sum(c is not None for c in reading["cells"]) == 16
+    truth = _truth("full-gigamic-beech-walnut-1.jpg")
+    found = np.array(reading["cell_centers"])
+    right = 0
+    for centre, piece in zip(truth["cell_centers"], truth["cells"]):
+        j = int(np.argmin(np.linalg.norm(found - centre, axis=1)))
+        cell = reading["cells"][j]
+        right += cell is not None and int(piece, 16) == (cell["tall"] | cell["dark"] << 1 | cell["square"] << 2
+                                                          | cell["hollow"] << 3)
+    assert right >= 15  # all 16 pieces of the photo it learned from, give or take one
