@@ -72,9 +72,8 @@ GCNT = UFLAG + 4  # [24]
 GSHR = GCNT + 24  # [24]
 SAVE = GSHR + 24  # [17][8] gshr saved per depth
 T3 = SAVE + 136  # [17][16] per depth: values that win on each cell
-PRE = T3 + 272  # [17][17] prefix ORs of T3
-SUF = PRE + 289  # [17][17] suffix ORs of T3
-TINFO = SUF + 289  # [17][10] key frame per depth: perm, order[4], flips[4]
+ACC = T3 + 272  # [17][2] per depth: OR of T3 over the empty cells, and the values on 2+ cells
+TINFO = ACC + 34  # [17][10] key frame per depth: perm, order[4], flips[4]
 MOVES = TINFO + 170  # [17][16][3] per depth: cell, safe pieces, priority
 SCR = MOVES + 816  # [16] scratch for the key
 PCELL = SCR + 16  # [32][16] cell permutations
@@ -88,21 +87,31 @@ W_SIZE = LIST + 17 * 768
 INF = 100
 
 
-@njit(cache=True, inline="always")
-def _lowbit_index(x):
-    i = 0
-    while not (x >> i) & 1:
-        i += 1
-    return i
+try:  # the count-trailing-zeros instruction, as numba uses it internally
+    from numba.cpython.unsafe.numbers import trailing_zeros as _ctz
+except ImportError:  # pragma: no cover - older/newer numba without it
+    _ctz = None
+
+if _ctz is not None:
+    @njit(cache=True, inline="always")
+    def _lowbit_index(x):
+        return _ctz(x)
+else:  # pragma: no cover
+    @njit(cache=True, inline="always")
+    def _lowbit_index(x):
+        i = 0
+        while not (x >> i) & 1:
+            i += 1
+        return i
 
 
 @njit(cache=True, inline="always")
 def _popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
+    """Bits set in a 16-bit mask (SWAR)."""
+    x = x - ((x >> 1) & 0x5555)
+    x = (x & 0x3333) + ((x >> 2) & 0x3333)
+    x = (x + (x >> 4)) & 0x0F0F
+    return (x + (x >> 8)) & 0x1F
 
 
 @njit(cache=True, inline="always")
@@ -216,13 +225,12 @@ def _ordered_moves(W, e, hand, avail, occ, tt_cell, tt_piece):
     n = 0
     vh = W[VMC + hand]
     empties = 0xFFFF & ~occ
-    pre = PRE + 17 * e
-    suf = SUF + 17 * e
+    t3 = T3 + 16 * e
+    acc = W[ACC + 2 * e]
+    dup = W[ACC + 2 * e + 1]
     sv = SAVE + 8 * e
     dedupe = W[DEDUPE]
     t3c = T3 + 16 * (e - 1)
-    prec = PRE + 17 * (e - 1)
-    sufc = SUF + 17 * (e - 1)
     s2c = S2C + 16 * (e - 1)
     ng = W[NGROUPS]
     x = empties
@@ -230,7 +238,7 @@ def _ordered_moves(W, e, hand, avail, occ, tt_cell, tt_piece):
         c = _lowbit_index(x)
         x &= x - 1
         bit = 1 << c
-        tnew = W[pre + c] | W[suf + c + 1]
+        tnew = acc & (~W[t3 + c] | dup)
         for j in range(W[CNG + c]):
             g = W[CGROUPS + 8 * c + j]
             if W[GCNT + g] == 2:
@@ -250,7 +258,11 @@ def _ordered_moves(W, e, hand, avail, occ, tt_cell, tt_piece):
             W[GSHR + g] &= vh
             W[GCNT + g] += 1
         nocc = occ | bit
-        for c2 in range(16):
+        cempties = empties & ~bit
+        y = cempties
+        while y:
+            c2 = _lowbit_index(y)
+            y &= y - 1
             W[t3c + c2] = 0
             W[s2c + c2] = 0
         for g in range(ng):
@@ -263,37 +275,40 @@ def _ordered_moves(W, e, hand, avail, occ, tt_cell, tt_piece):
                     c2 = _lowbit_index(y)
                     y &= y - 1
                     W[s2c + c2] |= W[GSHR + g]
-        W[prec] = 0
-        for c2 in range(16):
-            W[prec + c2 + 1] = W[prec + c2] | W[t3c + c2]
-        W[sufc + 16] = 0
-        for c2 in range(15, -1, -1):
-            W[sufc + c2] = W[sufc + c2 + 1] | W[t3c + c2]
+        cacc = 0
+        cdup = 0
+        y = cempties
+        while y:
+            c2 = _lowbit_index(y)
+            y &= y - 1
+            cdup |= cacc & W[t3c + c2]
+            cacc |= W[t3c + c2]
         seen = np.int64(0)
         rest = safe
         while rest:
             q = _lowbit_index(rest)
             rest &= rest - 1
             if dedupe:
-                dup = False
+                same = False
                 y = seen
                 while y:
                     r = _lowbit_index(y)
                     y &= y - 1
                     if W[VMC + r] == W[VMC + q]:
-                        dup = True
+                        same = True
                         break
                 seen |= 1 << q
-                if dup:
+                if same:
                     continue
             vq = W[VMC + q]
             navail = avail & ~(1 << q)
             replies = 0
-            y = empties & ~bit
+            y = cempties
             while y:
                 c2 = _lowbit_index(y)
                 y &= y - 1
-                replies += _popcount(navail & ~W[POISON + (W[prec + c2] | W[sufc + c2 + 1] | (W[s2c + c2] & vq))])
+                t = W[t3c + c2]
+                replies += _popcount(navail & ~W[POISON + ((cacc & (~t | cdup)) | (W[s2c + c2] & vq))])
             W[lst + 3 * n] = c
             W[lst + 3 * n + 1] = q
             W[lst + 3 * n + 2] = -1 if (c == tt_cell and q == tt_piece) else replies
@@ -359,7 +374,10 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
     ng = W[NGROUPS]
     # threats: t3[c] = values that win when a piece with one of them goes on cell c
     t3 = T3 + 16 * e
-    for c in range(16):
+    x = empties
+    while x:
+        c = _lowbit_index(x)
+        x &= x - 1
         W[t3 + c] = 0
     for g in range(ng):
         if W[GCNT + g] == 3:
@@ -427,15 +445,18 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
                 if hi < beta:
                     beta = hi
 
-    # prefix/suffix ORs so that t3 without cell c is pre[c] | suf[c + 1]
-    pre = PRE + 17 * e
-    suf = SUF + 17 * e
-    W[pre] = 0
-    for c in range(16):
-        W[pre + c + 1] = W[pre + c] | W[t3 + c]
-    W[suf + 16] = 0
-    for c in range(15, -1, -1):
-        W[suf + c] = W[suf + c + 1] | W[t3 + c]
+    # the threats without cell c are acc & (~t3[c] | dup): the values on some
+    # cell, less those only on c
+    acc = 0
+    dup = 0
+    x = empties
+    while x:
+        c = _lowbit_index(x)
+        x &= x - 1
+        dup |= acc & W[t3 + c]
+        acc |= W[t3 + c]
+    W[ACC + 2 * e] = acc
+    W[ACC + 2 * e + 1] = dup
 
     alpha0 = alpha
     best = -INF
@@ -527,7 +548,7 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
             x &= x - 1
             # threats after placing the hand piece on c: the old ones not on c, plus
             # groups through c that now hold three pieces sharing a value with the hand
-            tnew = W[pre + c] | W[suf + c + 1]
+            tnew = acc & (~W[t3 + c] | dup)
             for j in range(W[CNG + c]):
                 g = W[CGROUPS + 8 * c + j]
                 if W[GCNT + g] == 2:
@@ -602,16 +623,16 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
                     rest &= rest - 1
                 step += 1
                 if dedupe:
-                    dup = False
+                    same = False
                     y = seen
                     while y:
                         r = _lowbit_index(y)
                         y &= y - 1
                         if W[VMC + r] == W[VMC + q]:
-                            dup = True
+                            same = True
                             break
                     seen |= 1 << q
-                    if dup:
+                    if same:
                         continue
                 v = -negamax(W, TT, e - 1, -beta, -alpha, q, avail & ~(1 << q), nocc, n0, n1, n2, n3, deadline)
                 if W[ABORT]:
