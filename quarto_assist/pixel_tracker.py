@@ -89,15 +89,27 @@ class PixelTracker(Tracker):
         self._before: dict[int, np.ndarray] = {}  # cell -> its picture before its piece came
         self._latest: np.ndarray | None = None  # last steady window's mean signature
         self._issue_key = None
+        self._sig_centers: np.ndarray | None = None
 
     # --- run entries: (t, cells, (signature, probabilities)) ---------------------
     def _extra(self, reading, perm, image):
         if image is None or self.centers is None:
             return None
+        if self._sig_centers is None:  # fixed, so that jitter in vision's centres is no change
+            self._sig_centers = self.centers.copy()
         probs = getattr(reading, "probabilities", None)
         if probs is not None:
             probs = np.asarray(probs, float)[list(perm)]
-        return (signatures(image, self.centers), probs)
+        return (signatures(image, self._sig_centers), probs)
+
+    def _rematch(self, reading):
+        perm = super()._rematch(reading)
+        if perm is not None:  # the board moved: every cell looks different; start the pictures over
+            self._sig_centers = None
+            self.baseline = None
+            self._run = []
+            self._run_start = None
+        return perm
 
     def _permute_extra(self, extra, perm):
         if extra is None:
@@ -155,6 +167,9 @@ class PixelTracker(Tracker):
         self._stable = ()  # a still view was seen: the next hand over the board is reported
         if not self._known:
             return self._first(t, win, mean)
+        if self.baseline is None:  # after the board was moved: this still view is the game as it was
+            self.baseline = mean.copy()
+            return []
         return self._compare(t, win, mean)
 
     def _first(self, t: float, win, mean) -> list[TrackEvent]:
@@ -176,6 +191,7 @@ class PixelTracker(Tracker):
                 if agree(p) >= agree(perm) + 3:
                     perm = p
             self.centers = self.centers[list(perm)]
+            self._sig_centers = self._sig_centers[list(perm)]
             self.baseline = self.baseline[list(perm)]
             self._latest = self._latest[list(perm)]
             seen = tuple(seen[perm[i]] for i in range(16))
