@@ -68,10 +68,11 @@ def run(args: argparse.Namespace) -> int:
     if not ok:
         raise OSError(f"could not encode the sheet picture for '{sheet}'")
 
-    save_profile(cal.profile, out)
+    # the sheet first: if anything fails, the profile (what other commands read) is untouched
     tmp = sheet.with_name(f".{sheet.name}.tmp")
     tmp.write_bytes(png.tobytes())
     os.replace(tmp, sheet)
+    save_profile(cal.profile, out)
 
     seps = ", ".join(f"{a} {r['separation']:.1f}" for a, r in cal.report.items())
     print(f"wrote {out} from {len(photos)} photo{'s' if len(photos) > 1 else ''} in "
