@@ -83,10 +83,12 @@ class Recognizer:
                 # many crisp cells: their centres are the best evidence there is
                 H_l, s_l = fit.H, 1e9
             else:
-                H_l, s_l, _ = refine_board(fit.H, gradient, st.outline)
+                H_l, s_l, r_l = refine_board(fit.H, gradient, st.outline)
                 details["lattice_support"] = round(s_l, 3)
-            cands.append((s_l, H_l, "lattice"))
-        if not cut_off and (fit is None or fit.inside < st.outline.trigger_cells or cands[0][0] < st.outline.trigger_support):
+                details["lattice_peak"] = round(peak_ratio(H_l, r_l, gradient), 2)
+            if precise or details["lattice_peak"] >= st.lattice.min_peak:
+                cands.append((s_l, H_l, "lattice"))
+        if not cut_off and (not cands or fit.inside < st.outline.trigger_cells or cands[0][0] < st.outline.trigger_support):
             # most cells hidden (a full board), none seen, or a doubtful lattice: try
             # the board's outline and keep whichever explains the cells better
             out = fit_outline(gray, blobs, gradient, st.outline, work)
@@ -105,8 +107,9 @@ class Recognizer:
             if fit is not None and fit.cut_off:
                 cut_off, fit = True, None
             if fit is not None:
-                H_l, s_l, _ = refine_board(fit.H, gradient, st.outline)
-                cands.append((s_l, H_l, "lattice"))
+                H_l, s_l, r_l = refine_board(fit.H, gradient, st.outline)
+                if peak_ratio(H_l, r_l, gradient) >= st.lattice.min_peak:
+                    cands.append((s_l, H_l, "lattice"))
                 details.update(lattice_support=round(s_l, 3), cells_seen=fit.inside, retried=True)
         if not cands:
             return _failed(CUT_OFF if cut_off else NO_BOARD, timings, bgr)

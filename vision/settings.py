@@ -115,6 +115,9 @@ class LatticeSettings:
     #: a seen cell's blob centre is used as the cell centre only within this many
     #: pitches of where the homography puts it (else it is a piece or merged outline)
     max_centre_offset: float = 0.08
+    #: other lattices must show cell-outline evidence peaking at the grid by this ratio
+    #: (see ``vision.outline.peak_ratio``)
+    min_peak: float = 1.55
     #: a lattice with many cells and at most this residual (pitches) is taken as it is;
     #: others are polished by the cell-outline evidence
     precise_rms: float = 0.04
