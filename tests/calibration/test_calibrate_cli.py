@@ -104,3 +104,37 @@ def test_calibrate_on_all_16_pieces_gives_a_profile_analyze_accepts(tmp_path, ca
         right += cell is not None and int(piece, 16) == (cell["tall"] | cell["dark"] << 1 | cell["square"] << 2
                                                           | cell["hollow"] << 3)
     assert right >= 15  # all 16 pieces of the photo it learned from, give or take one
+
+
+def test_success_path_writes_profile_and_sheet_that_analyze_accepts(tmp_path, capsys, monkeypatch):
+    """The whole command with vision's board finding and measurements stubbed (features as
+    in test_learn.py): every file a user gets, and analyze (real vision) takes the profile."""
+    import vision
+    import vision.features
+    from test_learn import _FixedRecognizer, _features, _reading
+
+    rng = np.random.default_rng(5)
+    arrangements = [rng.permutation(16) for _ in range(2)]
+    photos = []
+    for k in range(2):
+        path = tmp_path / f"full{k}.png"
+        image = np.full((400, 400, 3), 90, np.uint8)
+        image[0, 0] = k  # tells the stub which photo it measures
+        cv2.imwrite(str(path), image)
+        photos.append(str(path))
+    features = [_features(rng, arr) for arr in arrangements]
+    monkeypatch.setattr(vision, "Recognizer", lambda settings: _FixedRecognizer(_reading(16)))
+    monkeypatch.setattr(vision.features, "cell_features", lambda image, reading, settings: features[int(image[0, 0, 0])])
+    out = tmp_path / "set.json"
+    out.write_text("previous profile")
+    assert main(["calibrate", *photos, "--out", str(out), "--sheet", str(tmp_path / "pieces.png")]) == 0
+    captured = capsys.readouterr()
+    assert f"wrote {out}" in captured.out and "separation" in captured.out
+    assert "[2/2]" in captured.err and "WARNING" not in captured.err
+    profile = load_profile(out)
+    assert profile.source_images == photos and not profile.warnings
+    sheet = cv2.imread(str(tmp_path / "pieces.png"))
+    assert sheet is not None and sheet.shape[1] == 600 and sheet.shape[0] > 760
+    monkeypatch.undo()
+    assert main(["analyze", photos[0], "--profile", str(out), "--json"]) in (0, 3)
+    assert json.loads(capsys.readouterr().out)["board_found"] in (True, False)
