@@ -1,15 +1,14 @@
 """Coach mode: perfect-play advice computed off the video loop.
 
 ``Coach.ask(key, position, variant)`` queues a question; the engine
-(:func:`engine.solver.suggest`, :func:`engine.coach.poison_pieces`) answers on a worker
-thread within ``time_limit`` seconds; ``Coach.poll()`` hands back finished
+(:func:`engine.solver.suggest`, :func:`engine.coach.poison_pieces`) answers in a worker
+process within ``time_limit`` seconds; ``Coach.poll()`` hands back finished
 :class:`Advice` values. The app turns advice into words and overlay marks.
 """
 
 from __future__ import annotations
 
 import queue
-import threading
 from dataclasses import dataclass, field
 
 from engine.position import Position
@@ -53,39 +52,49 @@ def advise(position: Position, variant: Variant, time_limit: float | None, key=N
     return a
 
 
-class Coach:
-    """Answers questions one at a time on a worker thread; newer questions replace
-    older unanswered ones (the game has moved on)."""
+def _serve(inq, outq, time_limit: float) -> None:
+    """The coach process: answers questions, newest first, until told ``None``."""
+    import queue as _queue
 
-    def __init__(self, time_limit: float = 3.0, advise_fn=advise):
+    from engine.rules import Variant as _Variant
+
+    while True:
+        item = inq.get()
+        if item is None:
+            return
+        while True:  # skip to the newest question: the game has moved on
+            try:
+                newer = inq.get_nowait()
+            except _queue.Empty:
+                break
+            if newer is None:
+                return
+            item = newer
+        key, pos_text, variant_text = item
+        try:
+            variant = _Variant.parse(variant_text)
+            outq.put(advise(Position.parse(pos_text, variant, allow_won=True), variant, time_limit, key))
+        except Exception as e:  # the coach must never take the referee down
+            outq.put(Advice(key, pos_text, error=f"{type(e).__name__}: {e}"))
+
+
+class Coach:
+    """Answers questions in a separate process: the engine's compiled search holds the
+    interpreter lock while it thinks, so on a thread it would stall the video loop for
+    seconds. Newer questions replace older unanswered ones."""
+
+    def __init__(self, time_limit: float = 3.0):
+        import multiprocessing as mp
+
         self.time_limit = time_limit
-        self._advise = advise_fn
-        self._in: queue.Queue = queue.Queue()
-        self._out: queue.Queue = queue.Queue()
-        self._thread = threading.Thread(target=self._work, name="coach", daemon=True)
-        self._thread.start()
+        ctx = mp.get_context("spawn")  # no fork of a process that holds camera and window
+        self._in = ctx.Queue()
+        self._out = ctx.Queue()
+        self._proc = ctx.Process(target=_serve, args=(self._in, self._out, time_limit), name="coach", daemon=True)
+        self._proc.start()
 
     def ask(self, key, position: Position, variant: Variant) -> None:
-        self._in.put((key, position.copy(), variant))
-
-    def _work(self) -> None:
-        while True:
-            item = self._in.get()
-            if item is None:
-                return
-            while True:  # skip to the newest question
-                try:
-                    newer = self._in.get_nowait()
-                except queue.Empty:
-                    break
-                if newer is None:
-                    return
-                item = newer
-            key, pos, variant = item
-            try:
-                self._out.put(self._advise(pos, variant, self.time_limit, key))
-            except Exception as e:  # the coach must never take the referee down
-                self._out.put(Advice(key, str(pos), error=f"{type(e).__name__}: {e}"))
+        self._in.put((key, str(position), str(variant)))
 
     def poll(self) -> list[Advice]:
         out = []
@@ -104,5 +113,10 @@ class Coach:
         return [first] + self.poll()
 
     def close(self) -> None:
-        self._in.put(None)
-        self._thread.join(1.0)
+        try:
+            self._in.put(None)
+            self._proc.join(2.0)
+        finally:
+            if self._proc.is_alive():
+                self._proc.terminate()
+                self._proc.join(1.0)

@@ -278,3 +278,22 @@ def test_a_piece_placed_just_before_the_video_ends_is_still_counted_and_called(t
     _, speaker, evs, _ = watch(s, tmp_path)
     assert [e["piece"] for e in of(evs, "placed")][-1] == "F"
     assert len(of(evs, "quarto")) == 1
+
+
+def test_the_coach_thinks_in_its_own_process_and_never_stalls_the_caller():
+    import time
+
+    from engine.position import Position
+    from engine.rules import CLASSIC
+    from quarto_assist.coaching import Coach
+
+    coach = Coach(time_limit=1.0)
+    try:
+        t0 = time.perf_counter()
+        coach.ask(("give", 6), Position.parse("8.6./.0../..../135. -"), CLASSIC)
+        assert time.perf_counter() - t0 < 0.2
+        (a,) = coach.wait(60.0)
+        assert a.key == ("give", 6) and a.give is not None and a.error == ""
+        assert {7, 9, 11, 13, 15} <= set(a.poison)
+    finally:
+        coach.close()
