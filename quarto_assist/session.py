@@ -25,9 +25,9 @@ from .clock import Clock, WallClock
 from .events import EventLog, point
 from .game import WatchedGame
 from .phrases import Phrases
+from .pixel_tracker import PixelSettings, PixelTracker
 from .referee import Referee, Ruling
 from .tablewords import cell_keys, group_key
-from .pixel_tracker import PixelSettings, PixelTracker
 from .tracker import Tracker, TrackerSettings, TrackEvent
 
 

@@ -1,6 +1,5 @@
 """The referee's rulings, by the official claiming rules, on source time."""
 
-from engine.pieces import TALL
 from engine.rules import ADVANCED, BLOCKS, ROWS, Variant
 
 from quarto_assist.referee import Referee
