@@ -13,6 +13,7 @@ given.
 from __future__ import annotations
 
 import copy
+import sys
 import time
 
 
@@ -37,6 +38,7 @@ class VisionStep:
         self.recheck_after = recheck_after
         self._last_clear: float | None = None
         self._failed: tuple[float, object] | None = None
+        self.errors: set[str] = set()
         self.full = 0
         self.tracked = 0
         self.seconds = 0.0
@@ -49,7 +51,17 @@ class VisionStep:
             return self._last
         t0 = time.perf_counter()
         frame, mapping = prepare_frame(self.profile, image)
-        reading = self._read(frame, t)
+        try:
+            reading = self._read(frame, t)
+        except Exception as e:  # a frame vision chokes on must not end the game
+            from vision.reading import BoardReading
+
+            msg = f"{type(e).__name__}: {e}"
+            if msg not in self.errors:
+                self.errors.add(msg)
+                print(f"WARNING vision failed on the frame at {t:.2f} s ({msg}); going on", file=sys.stderr)
+            self.previous = None
+            reading = BoardReading.not_found("vision failed on this frame")
         if not mapping.identity and reading.found:
             reading = reading_to_original(copy.copy(reading), mapping)
         self.seconds += time.perf_counter() - t0

@@ -185,3 +185,24 @@ def test_the_default_record_goes_to_the_data_folder_not_the_working_folder(tmp_p
     assert list(work.iterdir()) == []
     (rec,) = (tmp_path / "data" / "quarto-assist" / "games").glob("quarto-game-*.txt")
     assert "# watch: placed d4" in rec.read_text()
+
+
+def test_a_frame_vision_chokes_on_is_skipped_with_one_warning(tmp_path, colour_vision, capsys):
+    video = tmp_path / "game.avi"
+    write_game(video)
+    real = colour_vision.track
+    calls = {"n": 0}
+
+    def flaky(frame, previous):
+        calls["n"] += 1
+        if calls["n"] % 25 == 0:
+            raise RuntimeError("odd frame")
+        return real(frame, previous)
+
+    colour_vision.track = flaky
+    ev = tmp_path / "e.jsonl"
+    assert cli.main(["watch", str(video), "--no-window", "--no-speech", "--events", str(ev),
+                     "--record", str(tmp_path / "g.txt")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("WARNING vision failed") == 1
+    assert len([1 for x in ev.read_text().splitlines() if '"placed"' in x]) == len(MOVES)
