@@ -44,6 +44,9 @@ FEATURE_NAMES = [
     "cup_ratio",        # centre / ring lightness
     "sweep_peak",       # strength of the top-face edge at the found height
     "tilt",             # camera tilt in degrees (lets models allow for the view)
+    "patch_var",        # lightness spread in the cell seen top-down (board plane), contrast units
+    "patch_dev",        # top-down cell against the median of the 16 cells, contrast units
+    "patch_edges",      # edge density in the top-down cell
 ]
 FEATURE_INDEX = {n: i for i, n in enumerate(FEATURE_NAMES)}
 
@@ -91,6 +94,24 @@ def _piece_offsets(view, sampler, base, side, ps, contrast) -> np.ndarray:
     score = d.mean(-1) / contrast - ps.offset_penalty * np.hypot(offs[:, 0], offs[:, 1])[None] / PITCH
     best = np.argmax(score, axis=1)
     return np.c_[offs[best], np.zeros(16)]
+
+
+def _top_down_cells(work: np.ndarray, H: np.ndarray, px: int, contrast: float):
+    """The board plane seen from straight above (``px`` pixels per pitch); per cell the
+    lightness spread, the distance from the median cell (an empty cell looks like the
+    others' design; a piece covers it) and the edge density. Returns three ``(16,)``."""
+    size = 4 * px
+    A = np.array([[1.0 / size, 0, 0], [0, 1.0 / size, 0], [0, 0, 1]])  # view px -> board
+    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    view = cv2.warpPerspective(gray, H @ A, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE).astype(np.float32) * (100.0 / 255.0)
+    cells = view.reshape(4, px, 4, px).transpose(0, 2, 1, 3).reshape(16, px, px)
+    median = np.median(cells, axis=0)
+    var = cells.reshape(16, -1).std(1) / contrast
+    dev = np.abs(cells - median).reshape(16, -1).mean(1) / contrast
+    gx = np.abs(np.diff(cells, axis=2)).mean((1, 2))
+    gy = np.abs(np.diff(cells, axis=1)).mean((1, 2))
+    return var, dev, (gx + gy) / contrast
 
 
 def _first_gap(on: np.ndarray, heights: np.ndarray, start: float) -> np.ndarray:
@@ -318,6 +339,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     squareness = four + 0.5 * top_fill
 
     occupancy = 1.0 - np.exp(-3.0 * foot)
+    patch_var, patch_dev, patch_edges = _top_down_cells(work, H, ps.top_down_pixels, contrast)
     out = np.zeros((16, len(FEATURE_NAMES)))
     cols = {
         "occupancy": occupancy, "foot_contrast": foot, "column_contrast": column_contrast,
@@ -326,6 +348,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
         "lightness": lightness, "lightness_top": lightness_top, "lightness_rel": lightness_rel,
         "squareness": squareness, "side_edges": side_edges, "top_fill": top_fill,
         "cup": cup, "cup_ratio": cup_ratio, "sweep_peak": sweep_peak, "tilt": np.full(16, tilt),
+        "patch_var": patch_var, "patch_dev": patch_dev, "patch_edges": patch_edges,
     }
     for name, v in cols.items():
         out[:, FEATURE_INDEX[name]] = v

@@ -250,6 +250,8 @@ class PieceSettings:
     min_group_gap: float = 0.12
     #: ... and the two silhouette heights by this much (pitches)
     min_height_gap: float = 0.25
+    #: pixels per pitch of the top-down view of the board plane
+    top_down_pixels: int = 24
     #: occupancy: a cell is occupied when its piece score exceeds this
     occupied_threshold: float = 0.5
 
