@@ -191,6 +191,56 @@ def board_support(H: np.ndarray, radius: float, gradient) -> float:
     return float(cell_support(H, radius, (gradient[0], gradient[1], sc)).mean())
 
 
+def _quad_centre(q: np.ndarray) -> np.ndarray:
+    """Perspective-correct centre of a quadrilateral: where its diagonals cross."""
+    p1, p2, p3, p4 = q
+    d1, d2 = p3 - p1, p4 - p2
+    A = np.array([d1, -d2]).T
+    if abs(np.linalg.det(A)) < 1e-9:
+        return q.mean(0)
+    t = np.linalg.solve(A, p2 - p1)
+    return p1 + t[0] * d1
+
+
+def centre_on_board(H: np.ndarray, quads: list[np.ndarray], settings):
+    """Shift a 4x4 grid by whole cells so that it sits in the middle of the board
+    outline that encloses it. Returns ``(H, (di, dj) or None)``; unchanged when no
+    outline encloses the grid or the grid is already centred."""
+    g = cell_grid()
+    cells = apply_homography(H, g)
+    pitch = float(np.median(np.hypot(*(apply_homography(H, g + [0.25, 0]) - cells).T)))
+    best = None
+    for q in quads:
+        poly = q.astype(np.float32).reshape(-1, 1, 2)
+        if not all(cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0 for x, y in cells):
+            continue
+        c = _quad_centre(q)
+        for dj in (-1, 0, 1):
+            for di in (-1, 0, 1):
+                T = np.array([[1, 0, 0.25 * di], [0, 1, 0.25 * dj], [0, 0, 1.0]])
+                d = float(np.hypot(*(apply_homography(H @ T, np.array([[0.5, 0.5]]))[0] - c))) / pitch
+                if best is None or d < best[0]:
+                    best = (d, di, dj, T)
+    if best is None:
+        return H, None
+    d, di, dj, T = best
+    if (di, dj) == (0, 0):
+        return H, None
+    here = float(np.hypot(*(apply_homography(H, np.array([[0.5, 0.5]]))[0] - _quad_centre_for(H, quads)))) / pitch
+    if d > settings.centre_tolerance or here < settings.off_centre:
+        return H, None
+    return H @ T, (di, dj)
+
+
+def _quad_centre_for(H, quads):
+    cells = apply_homography(H, cell_grid())
+    for q in quads:
+        poly = q.astype(np.float32).reshape(-1, 1, 2)
+        if all(cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0 for x, y in cells):
+            return _quad_centre(q)
+    return apply_homography(H, np.array([[0.5, 0.5]]))[0]
+
+
 def refine_board(H: np.ndarray, gradient, settings):
     """Polish a board homography by its cell-outline evidence: choose the cell outline
     (``settings.cell_radii``) that fits best, then search locally. Returns ``(H,

@@ -25,7 +25,7 @@ from vision.features import features_from_work
 from vision.geometry import apply_homography, cell_grid
 from vision.image import to_bgr8, too_dark, working_scale
 from vision.lattice import fit_lattice, image_gradient, match_cells, orient
-from vision.outline import fit_outline, peak_ratio, refine_board
+from vision.outline import board_quads, centre_on_board, fit_outline, peak_ratio, refine_board
 from vision.obstruction import obstructed_cells, top_down
 from vision.reading import BoardReading
 from vision.settings import VisionSettings
@@ -114,6 +114,12 @@ class Recognizer:
         if not cands:
             return _failed(CUT_OFF if cut_off else NO_BOARD, timings, bgr)
         _, H_fit, details["method"] = cands[0]
+        if details["method"] == "lattice":
+            # the grid sits in the middle of its board: a lattice found one row off (cells
+            # of the first row hidden behind pieces) is moved back
+            H_fit, moved = centre_on_board(H_fit, board_quads(gray, st.outline, work), st.outline)
+            if moved:
+                details["recentred"] = moved
         matched = match_cells(H_fit, blobs, st.lattice)
         H_work, perm = orient(H_fit)
         matched = matched[perm]

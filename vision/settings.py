@@ -184,6 +184,11 @@ class OutlineSettings:
     grid_scale_step: float = 0.02
     #: the grid's turn on the board (the Gigamic grid is turned 45 degrees)
     grid_angles: tuple = (0.0, 45.0)
+    #: a lattice is moved by whole cells to the middle of the board outline around it
+    #: when it is this many pitches off that middle and the move brings it within
+    #: ``centre_tolerance`` pitches
+    off_centre: float = 0.6
+    centre_tolerance: float = 0.35
     #: cell outlines tried, radius in pitches (rings ~0.42, recesses ~0.38); negative =
     #: a square of that half side (drawn grids, checkered boards)
     cell_radii: tuple = (0.42, 0.36, 0.48, -0.5, -0.45)
