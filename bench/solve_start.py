@@ -12,8 +12,12 @@ attribute permutations leave the number of attributes it differs in). That gives
 8 (or 12) sub-problems with 15 empty cells; each is asked "can the side to move at
 least draw?" (a null-window search) and, until one is found, "can it not win?".
 The start is a draw when every sub-problem is at least a draw and one is exactly a
-draw. Prints each sub-problem with its nodes and time, and a progress line every
-``--progress`` seconds while searching. One core.
+draw. The table is shared between sub-problems, so a sub-problem whose drawing reply
+is a symmetric image of a position already proven (e.g. 0 on b1 with 1 placed on a1
+mirrors 0 on a1 with 1 on b1, swapping the pieces by flipping "tall") is settled at
+once; ``--independent`` gives each sub-problem a fresh table instead. Prints each
+sub-problem with its nodes and time, and a progress line every ``--progress`` seconds
+while searching. One core.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from engine import search as S  # noqa: E402
 from engine.pieces import piece_symbol, piece_words  # noqa: E402
 from engine.rules import Variant, cell_name  # noqa: E402
 from engine.solver import Searcher  # noqa: E402
@@ -45,13 +50,13 @@ def main(argv=None) -> int:
     ap.add_argument("--variant", default="classic")
     ap.add_argument("--tt-bits", type=int, default=24, help="log2 of the table's slots (24: 400 MB)")
     ap.add_argument("--progress", type=int, default=30, help="seconds between progress lines")
+    ap.add_argument("--independent", action="store_true",
+                    help="a fresh table for every sub-problem (no results carried over between them)")
     args = ap.parse_args(argv)
     variant = Variant.parse(args.variant)
     t0 = time.perf_counter()
     c0 = time.process_time()
     sr = Searcher(variant, tt_bits=args.tt_bits, deadline=1e18)
-    import engine.search as S
-
     sr.W[S.PROGRESS] = args.progress
     subs = subproblems(variant)
     print(f"{variant}: start = -(empty board, 0 in hand); {len(subs)} sub-problems with 15 empty cells "
@@ -61,12 +66,16 @@ def main(argv=None) -> int:
     for i, (c, q) in enumerate(subs):
         cells = [None] * 16
         cells[c] = 0
+        if args.independent:
+            sr.W[S.AGE] = sr.tt.new_age()
         t1 = time.perf_counter()
         n1 = sr.nodes
         # from the side that receives q (the first player, who handed over 0):
         # r >= 0 means it at least draws. The start is worth the least of these.
         r = sr.negamax(cells, q, -1, 0, root=False)
         verdict = "first player at least draws" if r >= 0 else "first player loses (so the start is lost)"
+        if sr.nodes - n1 < 100:
+            verdict += " (settled by the table: a reply found earlier is the same position up to symmetry)"
         print(f"[{i + 1}/{len(subs)}] 0 on {cell_name(c)}, then {piece_symbol(q)} ({piece_words(q)}) handed over: "
               f"{verdict}; {sr.nodes - n1} nodes, {time.perf_counter() - t1:.1f} s, total {time.perf_counter() - t0:.1f} s "
               f"({time.process_time() - c0:.1f} s CPU)",

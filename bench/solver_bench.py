@@ -1,6 +1,6 @@
 """Solver benchmark: exact suggestions on fixed seeded sets of random reachable positions.
 
-    python bench/solver_bench.py                       # default sets (about 10 minutes)
+    python bench/solver_bench.py                       # default sets (about 8 minutes)
     python bench/solver_bench.py --empties 8,10 --count 50
     python bench/solver_bench.py --variants advanced --empties 14 --count 3 -v
 
@@ -29,7 +29,7 @@ from engine.rules import Variant  # noqa: E402
 from engine.sampling import random_position  # noqa: E402
 from engine.solver import DEFAULT_TT_BITS, suggest  # noqa: E402
 
-DEFAULT_COUNTS = {8: 40, 10: 40, 12: 20, 14: 6}
+DEFAULT_COUNTS = {8: 50, 10: 50, 12: 20, 14: 10}
 TARGET_MEDIAN = {10: 0.020, 12: 1.0, 14: 30.0}
 
 
@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variants", default="classic,advanced", help="comma-separated, e.g. classic,advanced")
     ap.add_argument("--empties", default="8,10,12,14", help="comma-separated numbers of empty cells")
-    ap.add_argument("--count", type=int, default=None, help="positions per set (default: 40/40/20/6 for 8/10/12/14)")
+    ap.add_argument("--count", type=int, default=None, help="positions per set (default: 50/50/20/10 for 8/10/12/14)")
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--tt-bits", type=int, default=DEFAULT_TT_BITS, help="log2 of the table's slots")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per position")
