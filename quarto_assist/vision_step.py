@@ -16,6 +16,11 @@ import copy
 import sys
 import time
 
+import numpy as np
+
+JUMP = 0.4  # cell spacings
+JUMP_VOTES = 3
+
 
 class VisionStep:
     def __init__(self, recognizer, profile=None, retry: float = 0.3, recheck_after: float = 1.0, every: int = 1):
@@ -39,6 +44,9 @@ class VisionStep:
         self._last_clear: float | None = None
         self._failed: tuple[float, object] | None = None
         self.errors: set[str] = set()
+        self._anchor: np.ndarray | None = None  # cell centres of the board believed in
+        self._jumps: list[np.ndarray] = []
+        self._analysed = False
         self.full = 0
         self.tracked = 0
         self.seconds = 0.0
@@ -70,6 +78,7 @@ class VisionStep:
         return reading
 
     def _analyze(self, frame, t: float):
+        self._analysed = True
         self.full += 1
         reading = self.recognizer.analyze(frame)
         if reading.found:
@@ -82,6 +91,36 @@ class VisionStep:
         return reading
 
     def _read(self, frame, t: float):
+        """A reading, guarded against a board that jumps: a full analysis now and then
+        fits the lattice one cell off (a ring pattern repeats). A board whose cells moved
+        by more than ``JUMP`` cell spacings is believed only when ``JUMP_VOTES`` readings
+        in a row agree on the new place; until then tracking goes on with the board as
+        it was, and the jumped reading is handed on (the tracker cannot match it and
+        waits)."""
+        previous = self.previous
+        self._analysed = False
+        reading = self._read_unguarded(frame, t)
+        if not reading.found or reading.cell_centers is None:
+            return reading
+        centers = np.asarray(reading.cell_centers, float)
+        if not self._analysed and previous is not None and previous.cell_centers is not None and \
+                _same_board(np.asarray(previous.cell_centers, float), centers):
+            return reading  # tracked on the board as it was: no news about where it is
+        if self._anchor is None or _same_board(self._anchor, centers):
+            self._anchor = centers
+            self._jumps = []
+            return reading
+        if self._jumps and not _same_board(self._jumps[-1], centers):
+            self._jumps = []
+        self._jumps.append(centers)
+        if len(self._jumps) >= JUMP_VOTES:  # it really moved
+            self._anchor = centers
+            self._jumps = []
+            return reading
+        self.previous = previous if previous is not None and previous.found else self.previous
+        return reading
+
+    def _read_unguarded(self, frame, t: float):
         if self.previous is None or not hasattr(self.recognizer, "track"):
             if self._failed is not None and t - self._failed[0] < self.retry:
                 return self._failed[1]
@@ -89,6 +128,7 @@ class VisionStep:
         if self._last_clear is not None and t - self._last_clear > self.recheck_after:
             self._last_clear = t  # one check per period, not one per frame
             reading = self.recognizer.analyze(frame)
+            self._analysed = True
             self.full += 1
             if reading.found and reading.clear:
                 self.previous = reading
@@ -102,3 +142,11 @@ class VisionStep:
             self.previous = reading
             self._last_clear = t
         return reading
+
+
+def _same_board(a: np.ndarray, b: np.ndarray) -> bool:
+    """Do two (16, 2) sets of cell centres describe the same board (in any numbering)?"""
+    g = a.reshape(4, 4, 2)
+    spacing = min(np.linalg.norm(g[:, 1:] - g[:, :-1], axis=2).mean(), np.linalg.norm(g[1:] - g[:-1], axis=2).mean())
+    d = np.linalg.norm(a[:, None] - b[None], axis=2)
+    return bool(d.min(axis=1).max() <= JUMP * spacing and len(set(d.argmin(axis=1))) == 16)
