@@ -33,6 +33,8 @@ ADVICE = {
     "square": "take a photo from higher up, with the square pieces turned at different angles",
     "hollow": "take a photo from higher up, with light from above so the cups on top show",
 }
+#: below this camera tilt (degrees from straight down) heights hardly show in the picture
+STEEP_TILT = 15.0
 #: a full board may show a few pieces the base profile does not see (a green piece on green
 #: felt: the set is new to it, which is why the user calibrates). Up to this many cells read
 #: as empty are taken as pieces, trusting the user; the 8/8 and all-different checks after
@@ -157,6 +159,11 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
         raise CalibrationRefused("; ".join(f"photo '{p.path}' cannot be used: {p.problem}" for p in bad))
 
     models, report = fit_unsupervised([p.features for p in photos])
+    advice = dict(ADVICE)
+    tilt = _median_tilt(photos, FEATURE_NAMES)
+    if tilt is not None and tilt < STEEP_TILT:
+        advice["tall"] = (f"the camera looks almost straight down (tilt {tilt:.0f} degrees), where tall and short "
+                          "pieces look alike: place it lower, 30-50 degrees from vertical, and calibrate again")
     learned = models_from_dict(models)
 
     all_probs, all_pieces, problems = [], [], []
@@ -170,7 +177,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
                 problems.append(
                     f"{attr} vs {OPPOSITE[attr]} do not split 8/8 on '{photo.path}' ({n} pieces look {attr}, "
                     f"{16 - n} {OPPOSITE[attr]}): are all 16 pieces of one set on the board? If so, "
-                    f"{ADVICE[attr]}, and take every photo in the same light")
+                    f"{advice[attr]}; take every photo in the same light")
         codes = (hard * (1 << np.arange(4))).sum(1).astype(int)
         seen: dict[int, int] = {}
         for cell, code in enumerate(codes.tolist()):
@@ -181,7 +188,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
                 attr = ATTRIBUTES[j]
                 problems.append(f"cells {other} and {cell} of '{photo.path}' read as the same piece "
                                 f"({_words(code)}): the board must hold the 16 different pieces of one set; "
-                                f"if it does, {attr} vs {OPPOSITE[attr]} is the least clear: {ADVICE[attr]}")
+                                f"if it does, {attr} vs {OPPOSITE[attr]} is the least clear: {advice[attr]}")
                 break
             seen[code] = cell
         all_pieces.append([int(p) for p in assign_pieces(np.ones(16), probs)])
@@ -196,7 +203,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
         gap = float(r.get("gap", 0.0))
         if not r.get("clean", False) or sep < WARN_SEPARATION or gap < WARN_GAP:
             warnings.append(f"{attr} vs {OPPOSITE[attr]} barely separate (separation {sep:.1f}, "
-                            f"margin {gap:.2f}): {ADVICE[attr]}")
+                            f"margin {gap:.2f}): {advice[attr]}")
 
     vision = copy.deepcopy(base.vision)
     merged = dict(vision.attributes)
@@ -212,6 +219,15 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     )
     return Calibration(profile=profile, photos=photos, pieces=all_pieces, probs=all_probs, report=report,
                        warnings=warnings)
+
+
+def _median_tilt(photos: list[PhotoCheck], feature_names: list[str]) -> float | None:
+    """Median camera tilt (degrees from straight down) over the photos, when vision
+    measures it (feature ``"tilt"``)."""
+    if "tilt" not in feature_names:
+        return None
+    j = list(feature_names).index("tilt")
+    return float(np.median([np.median(p.features[:, j]) for p in photos]))
 
 
 def _words(code: int) -> str:

@@ -129,3 +129,16 @@ def test_examine_photo_passes_on_vision_reason():
     check = examine_photo("p.jpg", np.zeros((400, 400, 3), np.uint8),
                           _FixedRecognizer(_reading(0, found=False, reason="too dark")), base.vision, base)
     assert not check.usable and check.problem == "too dark"
+
+
+def test_a_camera_looking_straight_down_is_named_when_heights_do_not_separate():
+    rng = np.random.default_rng(4)
+    j = FEATURE_NAMES.index("tilt")
+    photos = []
+    for k in range(2):
+        X = _features(rng, rng.permutation(16), spread={"tall": 0.4})
+        X[:, j] = 3.0  # degrees from vertical
+        photos.append(_photo(f"p{k}.jpg", X))
+    cal = learn_profile(photos, default_profile())
+    tall = [w for w in cal.warnings if w.startswith("tall vs short")]
+    assert tall and "straight down (tilt 3 degrees)" in tall[0]
