@@ -46,7 +46,7 @@ class PixelSettings(TrackerSettings):
     from the pieces vision sees on the board instead of an empty board."""
 
     settle: float = 0.8  # longer than a hand holding still while it sets a piece down
-    place_change: float = 7.0
+    place_change: float = 6.0
     second_ratio: float = 0.6
     still: float = 4.0
     duplicate_margin: float = 4.0
