@@ -52,6 +52,9 @@ def run(args: argparse.Namespace) -> int:
     base = load_profile(args.profile) if args.profile else default_profile()
     recognizer = Recognizer(base.vision)
     paths = expand_inputs(args.images)
+    for target in (out, sheet):
+        if any(os.path.abspath(p) == os.path.abspath(target) for p in paths):
+            raise ProfileError(f"'{target}' is one of the photos: choose another name for --out / --sheet")
     photos = []
     for k, path in enumerate(paths, 1):
         image = read_image(path)
