@@ -242,7 +242,14 @@ class PixelTracker(Tracker):
         d = np.maximum(d - np.median(d), 0.0)  # a change of light touches every cell alike
         seen = self._majority([e[1] for e in win])
         empties = sorted((i for i in range(16) if self.board[i] is None), key=lambda i: -d[i])
-        gone = [g for g in range(16) if self.board[g] is not None and d[g] >= s.place_change and seen[g] is None]
+        # a piece taken away changes its cell as much as a piece set down does, and vision
+        # then reads the cell empty nearly always; a new piece in front of or behind a piece
+        # changes that piece's cell only in part (and vision misses real pieces now and then)
+        top_new = d[empties[0]] if empties else 0.0
+        gone_level = max(2 * s.place_change, 0.8 * top_new)
+        empty_share = [sum(e[1][g] is None for e in win) / len(win) for g in range(16)]
+        gone = [g for g in range(16)
+                if self.board[g] is not None and d[g] >= gone_level and empty_share[g] >= 0.8]
         issues: list[Issue] = []
         placed = None
         if empties and d[empties[0]] >= s.place_change:
@@ -262,21 +269,25 @@ class PixelTracker(Tracker):
                     gone = [x for x in gone if x != g]
                 else:
                     placed = (c, piece)
-        for g in gone:
-            issues.append(Issue("disappeared", (g,), (self.board[g],)))
-        if issues:
-            placed = None
-        if placed is not None:
+        disappeared = [Issue("disappeared", (g,), (self.board[g],)) for g in gone]
+        if placed is not None and not issues:
             c, piece = placed
             # settled: since when the whole picture has stood still (the window just judged
             # is the first still one), and the new piece looked as it does now
             first = max(self._run_start, t - s.settle, self._first_change(c, mean[c], d[c]))
             self._before[c] = self.baseline[c].copy()
             self.board[c] = piece
+            old = self.baseline
             self.baseline = mean.copy()
-            self.issues = []
-            self._issue_key = None
-            return [TrackEvent(first, "placed", cell=c, piece=piece)]
+            for g in gone:  # a piece gone meanwhile stays missing until it is back
+                self.baseline[g] = old[g]
+            out = [TrackEvent(first, "placed", cell=c, piece=piece)]
+            self.issues = disappeared
+            self._issue_key = tuple(sorted((i.kind, i.cells) for i in disappeared)) if disappeared else None
+            if disappeared:
+                out.append(TrackEvent(t, "flagged", issues=disappeared, board=seen))
+            return out
+        issues += disappeared
         if issues:
             key = tuple(sorted((i.kind, i.cells) for i in issues))
             if key == self._issue_key:
