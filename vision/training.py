@@ -60,7 +60,7 @@ def collect(folders: list[str], settings: VisionSettings, progress=True):
     return np.array(X), np.array(Y), meta
 
 
-def train(X: np.ndarray, Y: np.ndarray, C: float = 0.3) -> dict:
+def train(X: np.ndarray, Y: np.ndarray, C: float = 0.1) -> dict:
     """Model dicts for ``VisionSettings.attributes`` from collected features/labels.
     With truth at hand every feature may help an attribute, so the default models use
     them all (calibration, with no labels, keeps to ``MODEL_FEATURES``)."""
