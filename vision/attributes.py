@@ -33,7 +33,7 @@ PRIMARY_FEATURE = {
     "hollow": ("cup", +1.0),
 }
 MODEL_FEATURES = {
-    "occupied": ("occupancy", "foot_contrast", "column_contrast", "patch_dev", "patch_var"),
+    "occupied": ("occupancy", "foot_contrast", "column_contrast", "patch_dev", "patch_var", "outline_far_ratio"),
     "tall": ("column_top_rel", "column_top", "tall_band", "height"),
     "dark": ("lightness_rel", "lightness", "lightness_top"),
     "square": ("squareness", "side_edges", "top_fill"),

@@ -47,6 +47,9 @@ FEATURE_NAMES = [
     "patch_var",        # lightness spread in the cell seen top-down (board plane), contrast units
     "patch_dev",        # top-down cell against the median of the 16 cells, contrast units
     "patch_edges",      # edge density in the top-down cell
+    "outline_far",      # cell-outline evidence on the cell's far half (a piece hides it)
+    "outline_near",     # ... and on its near half (visible in front of a piece)
+    "outline_far_ratio",  # far over near: about 1 for an empty cell, low when occupied
 ]
 FEATURE_INDEX = {n: i for i, n in enumerate(FEATURE_NAMES)}
 
@@ -94,6 +97,43 @@ def _piece_offsets(view, sampler, base, side, ps, contrast) -> np.ndarray:
     score = d.mean(-1) / contrast - ps.offset_penalty * np.hypot(offs[:, 0], offs[:, 1])[None] / PITCH
     best = np.argmax(score, axis=1)
     return np.c_[offs[best], np.zeros(16)]
+
+
+def _outline_halves(work: np.ndarray, H: np.ndarray, view: "LocalView", ps):
+    """Cell-outline evidence split into the half away from the camera and the half
+    toward it. The board's cell outline (the circle or square that fits the 16 cells
+    best) is fully visible on an empty cell; a piece standing in it hides the far half.
+    Returns two ``(16,)`` arrays in units of the board region's contrast."""
+    from vision.lattice import image_gradient, outline_points, sample
+
+    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    gx, gy, _ = image_gradient(gray)
+    corners = apply_homography(H, np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float))
+    mask = np.zeros(gray.shape, np.uint8)
+    cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 1)
+    mag = (np.abs(gx) + np.abs(gy))[mask.astype(bool)]
+    scale = float(np.percentile(mag, 90)) + 1.0 if mag.size else 1.0
+    g = cell_grid()
+    best = None
+    for radius in ps.outline_radii:
+        pts = outline_points(radius * PITCH)  # (A, 2) board units
+        src = g[:, None, :] + pts[None]
+        p = apply_homography(H, src.reshape(-1, 2)).reshape(16, len(pts), 2)
+        tangent = np.roll(p, -1, axis=1) - np.roll(p, 1, axis=1)
+        normal = np.stack([tangent[..., 1], -tangent[..., 0]], -1)
+        normal /= np.linalg.norm(normal, axis=-1, keepdims=True) + 1e-9
+        flat = p.reshape(-1, 2)
+        e = np.abs(sample(gx, flat) * normal.reshape(-1, 2)[:, 0] + sample(gy, flat) * normal.reshape(-1, 2)[:, 1])
+        e = np.minimum(e.reshape(16, len(pts)) / scale, 4.0)
+        along = ((pts / (np.linalg.norm(pts, axis=1, keepdims=True) + 1e-12)) @ view.away.T).T  # (16, A)
+        far = along > 0.3
+        near = along < -0.3
+        f = (e * far).sum(1) / np.maximum(far.sum(1), 1)
+        n = (e * near).sum(1) / np.maximum(near.sum(1), 1)
+        total = float(e.mean())
+        if best is None or total > best[0]:
+            best = (total, f, n)
+    return best[1], best[2]
 
 
 def _top_down_cells(work: np.ndarray, H: np.ndarray, px: int, contrast: float):
@@ -340,6 +380,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
 
     occupancy = 1.0 - np.exp(-3.0 * foot)
     patch_var, patch_dev, patch_edges = _top_down_cells(work, H, ps.top_down_pixels, contrast)
+    outline_far, outline_near = _outline_halves(work, H, view, ps)
     out = np.zeros((16, len(FEATURE_NAMES)))
     cols = {
         "occupancy": occupancy, "foot_contrast": foot, "column_contrast": column_contrast,
@@ -349,6 +390,8 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
         "squareness": squareness, "side_edges": side_edges, "top_fill": top_fill,
         "cup": cup, "cup_ratio": cup_ratio, "sweep_peak": sweep_peak, "tilt": np.full(16, tilt),
         "patch_var": patch_var, "patch_dev": patch_dev, "patch_edges": patch_edges,
+        "outline_far": outline_far, "outline_near": outline_near,
+        "outline_far_ratio": outline_far / (outline_near + 0.05),
     }
     for name, v in cols.items():
         out[:, FEATURE_INDEX[name]] = v

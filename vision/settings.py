@@ -255,6 +255,8 @@ class PieceSettings:
     min_group_gap: float = 0.12
     #: ... and the two silhouette heights by this much (pitches)
     min_height_gap: float = 0.25
+    #: cell outlines tried for the far/near outline evidence (pitches; negative = square)
+    outline_radii: tuple = (0.42, 0.36, -0.5)
     #: pixels per pitch of the top-down view of the board plane
     top_down_pixels: int = 24
     #: occupancy: a cell is occupied when its piece score exceeds this
