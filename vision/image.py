@@ -51,13 +51,12 @@ def to_bgr8(img: np.ndarray, settings, name: str = "frame") -> np.ndarray:
     """Any decoded image (grey, BGR, BGRA; 8 or 16 bit; float) -> ``(H, W, 3)`` uint8 BGR.
 
     Alpha is composited over mid-grey so transparent areas read as neither board nor
-    piece. Raises :class:`ImageError` for images too small or too large to analyse.
+    piece. Raises :class:`ImageError` for images too large to analyse (a picture too
+    small to show a board is an expected failure, see :func:`too_small`).
     """
     if img is None or not isinstance(img, np.ndarray) or img.ndim not in (2, 3) or img.size == 0:
         raise ImageError(f"cannot use image {name!r}: not a picture")
     h, w = img.shape[:2]
-    if min(h, w) < settings.min_side:
-        raise ImageError(f"image {name!r} is too small ({w}x{h} pixels; at least {settings.min_side} a side is needed)")
     if h * w > settings.max_pixels:
         raise ImageError(f"image {name!r} is too large ({w}x{h} pixels)")
     if img.dtype == np.uint16:
@@ -81,6 +80,11 @@ def to_bgr8(img: np.ndarray, settings, name: str = "frame") -> np.ndarray:
 def working_scale(shape, settings) -> float:
     """Factor (<= 1) that brings the longer side down to ``work_long_side``."""
     return min(1.0, settings.work_long_side / max(shape[:2]))
+
+
+def too_small(shape, settings) -> bool:
+    """Fewer than ``min_side`` pixels on a side: no board can be read."""
+    return min(shape[:2]) < settings.min_side
 
 
 def too_dark(gray: np.ndarray, settings) -> bool:

@@ -23,7 +23,7 @@ from vision.attributes import models_from_dict, predict_proba
 from vision.cells import find_blobs
 from vision.features import features_from_work
 from vision.geometry import apply_homography, cell_grid
-from vision.image import to_bgr8, too_dark, working_scale
+from vision.image import to_bgr8, too_dark, too_small, working_scale
 from vision.lattice import fit_lattice, image_gradient, match_cells, orient
 from vision.outline import board_quads, centre_on_board, fit_outline, peak_ratio, refine_board
 from vision.obstruction import obstructed_cells, top_down
@@ -33,6 +33,7 @@ from vision.settings import VisionSettings
 NO_BOARD = "no board in view"
 CUT_OFF = "board cut off at the image edge"
 TOO_DARK = "too dark"
+TOO_SMALL = "image too small to show a board"
 HAND = "hand over the board"
 BOARD_CORNERS = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])  # cells 0, 3, 15, 12
 
@@ -59,6 +60,8 @@ class Recognizer:
         t = time.perf_counter()
         st = self.settings
         bgr = to_bgr8(frame, st.image)
+        if too_small(bgr.shape, st.image):
+            return _failed(f"{TOO_SMALL} ({bgr.shape[1]}x{bgr.shape[0]} pixels)", timings, bgr)
         scale = working_scale(bgr.shape, st.image)
         work = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else bgr
         gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)

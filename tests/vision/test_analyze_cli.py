@@ -46,7 +46,15 @@ def test_human_text_names_rows(board_png, capsys):
     assert "board found" in out and "row 1:" in out and "position:" in out
 
 
-@pytest.mark.parametrize("kind", ["truncated", "text", "empty", "missing", "tiny"])
+def test_tiny_image_is_no_board_with_a_reason(tmp_path, capsys):
+    p = tmp_path / "tiny.png"
+    cv2.imwrite(str(p), np.zeros((20, 30, 3), np.uint8))
+    assert main(["analyze", str(p), "--json"]) == 3
+    out = json.loads(capsys.readouterr().out)
+    assert out["board_found"] is False and "too small" in out["reason"] and "30x20" in out["reason"]
+
+
+@pytest.mark.parametrize("kind", ["truncated", "text", "empty", "missing"])
 def test_bad_files_give_one_line_and_exit_2(kind, board_png, tmp_path, capsys):
     p = tmp_path / "bad.jpg"
     if kind == "truncated":
@@ -57,8 +65,6 @@ def test_bad_files_give_one_line_and_exit_2(kind, board_png, tmp_path, capsys):
         p.write_text("not an image")
     elif kind == "empty":
         p.write_bytes(b"")
-    elif kind == "tiny":
-        cv2.imwrite(str(p), np.zeros((20, 30, 3), np.uint8))
     rc = main(["analyze", str(p), "--json"])
     err = capsys.readouterr().err.strip()
     assert rc == 2
