@@ -31,7 +31,8 @@ def group_name(mask: int) -> str:
     return "-".join(cell_name(c) for c in cells)
 
 
-def _counted(variant: Variant) -> int:
+def counted_values(variant: Variant) -> int:
+    """The 8-bit value mask of the attributes that count in ``variant``."""
     m = 0
     for k in range(4):
         if variant.attributes >> k & 1:
@@ -41,7 +42,7 @@ def _counted(variant: Variant) -> int:
 
 def threats(position: Position, variant: Variant = CLASSIC) -> list[Threat]:
     """Groups with three pieces sharing a counted value and one empty cell."""
-    counted = _counted(variant)
+    counted = counted_values(variant)
     out = []
     for g in variant.groups:
         cells = mask_cells(g)
@@ -85,7 +86,7 @@ def poison_pieces(position: Position, variant: Variant = CLASSIC,
     """
     board = _after(position, after_place)
     avail = position.available()  # neither on the board nor in hand
-    counted = _counted(variant)
+    counted = counted_values(variant)
     out: dict[Piece, list[Threat]] = {}
     ts = threats(board, variant)
     for q in avail:
@@ -110,7 +111,7 @@ def _trap_cells(position: Position, variant: Variant, exclude: Cell) -> list[Cel
         board = Position(cells, None)
         if board.is_won(variant):
             continue
-        counted = _counted(variant)
+        counted = counted_values(variant)
         threat = poison_values(board, variant)
         if all(value_mask(q) & counted & threat for q in avail):
             out.append(c)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import random
 
+from .coach import counted_values, poison_values
+from .pieces import value_mask
 from .position import Position
 from .rules import CLASSIC, Variant
 
@@ -54,10 +56,6 @@ def random_position(rng: random.Random, empties: int, variant: Variant = CLASSIC
         pos.hand = None
         avail = pieces
         if safe_hand:
-            from .coach import poison_values
-            from .solver import counted_values
-            from .pieces import value_mask
-
             threats = poison_values(pos, variant) & counted_values(variant)
             safe = [p for p in avail if not (value_mask(p) & threats)]
             if safe:

@@ -19,8 +19,9 @@ from functools import lru_cache
 import numpy as np
 
 from . import search as S
+from .coach import counted_values, poison_values  # the threat rule, shared with coaching
 from .pieces import Piece, value_mask
-from .position import Position, PositionError
+from .position import Position
 from .rules import CLASSIC, Cell, Variant
 from .symmetry import cell_symmetries
 
@@ -95,15 +96,6 @@ def _tables(variant: Variant) -> np.ndarray:
             W[S.PHI + 256 * i + byte] = hi
     W.setflags(write=False)
     return W
-
-
-def counted_values(variant: Variant) -> int:
-    """The 8-bit value mask of the attributes that count in ``variant``."""
-    m = 0
-    for k in range(4):
-        if variant.attributes >> k & 1:
-            m |= 3 << (2 * k)
-    return m
 
 
 class _TT:
@@ -293,8 +285,6 @@ def _suggest_give(sr: Searcher, cells, e: int, deadline: float):
     """Hand '-': only a piece to choose. Pieces equivalent under the board's
     symmetries give the same game, so each class is solved once."""
     avail = [p for p in range(16) if p not in cells]
-    from .coach import poison_values  # coaching and the solver share the threat rule
-
     threats = poison_values(Position(cells, None), sr.variant)
     tv = sr.W[S.VMC:S.VMC + 16]
     safe = [q for q in avail if not (tv[q] & threats)]
@@ -374,8 +364,6 @@ def _deepening(sr: Searcher, cells, hand: Piece, e: int):
 def _root_moves(sr: Searcher, cells, hand: Piece) -> list[tuple[Cell, Piece | None]]:
     """Root moves worth considering: every placement with every safe piece; a
     placement that leaves no safe piece appears once with give ``None``."""
-    from .coach import poison_values
-
     avail = [p for p in range(16) if p != hand and p not in cells]
     out = []
     for c in range(16):
