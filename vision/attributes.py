@@ -27,14 +27,14 @@ MODEL_NAMES = ("occupied",) + PIECE_ATTRIBUTES
 #: for unsupervised learning: the feature that by construction orders the pieces of an
 #: attribute (sign +1: larger means the attribute is set), and the features its model uses
 PRIMARY_FEATURE = {
-    "tall": ("column_top_rel", +1.0),
+    "tall": ("height_any_rel", +1.0),
     "dark": ("lightness_rel", -1.0),
     "square": ("squareness", +1.0),
     "hollow": ("cup", +1.0),
 }
 MODEL_FEATURES = {
     "occupied": ("occupancy", "foot_contrast", "column_contrast", "patch_dev", "patch_var", "outline_far_ratio"),
-    "tall": ("column_top_rel", "column_top", "tall_band", "height"),
+    "tall": ("height_any_rel", "height_any", "column_top_rel", "height"),
     "dark": ("lightness_rel", "lightness", "lightness_top"),
     "square": ("squareness", "side_edges", "top_fill"),
     "hollow": ("cup", "cup_ratio"),

@@ -34,6 +34,8 @@ FEATURE_NAMES = [
     "column_top_rel",   # the same over the middle of this board's two silhouette heights
     "edge_top",         # top of the piece's side edges up the strip, in pitches
     "edge_top_rel",     # the same over the middle of this board's two edge heights
+    "height_any",       # top-face height with the outline radius free (sets differ in width)
+    "height_any_rel",   # the same over the middle of this board's two top heights
     "lightness",        # the piece side's lightness, relative to the frame's (contrast units)
     "lightness_top",    # top face lightness (outer ring of the face), relative
     "lightness_rel",    # side lightness against the middle of this board's two piece colours
@@ -346,8 +348,21 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     Li = sampler.lab(p_in)[..., 0]
     edge = np.abs(Lo - Li) / contrast  # (16, S, A)
     sweep = (edge * w_far[:, None, :]).sum(2) / w_far.sum(1)[:, None]
+    # the same with the outline radius left free (piece sets differ in width)
+    sweeps = [sweep]
+    for rf in ps.sweep_radius_factors:
+        o3 = ring3.copy()
+        o3[..., :2] = base[:, None, None, :2] + 1.12 * rf * r * circ[None, None, :, :]
+        i3 = ring3.copy()
+        i3[..., :2] = base[:, None, None, :2] + 0.88 * rf * r * circ[None, None, :, :]
+        e = np.abs(sampler.lab(view.project(o3))[..., 0] - sampler.lab(view.project(i3))[..., 0]) / contrast
+        sweeps.append((e * w_far[:, None, :]).sum(2) / w_far.sum(1)[:, None])
+    sweep_any = np.max(sweeps, axis=0)
+    height_any = sweep_h[np.argmax(sweep_any, axis=1)]
     k_best = np.argmax(sweep, axis=1)
     top_h = sweep_h[k_best]
+    h_mid = _two_group_middle(height_any, is_piece, float(np.median(height_any)), ps.min_height_gap)
+    height_any_rel = height_any / max(h_mid, 0.1)
     sweep_peak = sweep[np.arange(16), k_best]
 
     # --- top face at the found height -------------------------------------------------
@@ -386,6 +401,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
         "occupancy": occupancy, "foot_contrast": foot, "column_contrast": column_contrast,
         "height": top_h, "tall_band": tall_band, "column_top": column_top, "column_top_rel": column_top_rel,
         "edge_top": edge_top, "edge_top_rel": edge_top_rel,
+        "height_any": height_any, "height_any_rel": height_any_rel,
         "lightness": lightness, "lightness_top": lightness_top, "lightness_rel": lightness_rel,
         "squareness": squareness, "side_edges": side_edges, "top_fill": top_fill,
         "cup": cup, "cup_ratio": cup_ratio, "sweep_peak": sweep_peak, "tilt": np.full(16, tilt),

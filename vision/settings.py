@@ -259,6 +259,8 @@ class PieceSettings:
     outline_radii: tuple = (0.42, 0.36, -0.5)
     #: pixels per pitch of the top-down view of the board plane
     top_down_pixels: int = 24
+    #: the top-face sweep is also run with the outline radius scaled by these factors
+    sweep_radius_factors: tuple = (0.7, 1.2)
     #: occupancy: a cell is occupied when its piece score exceeds this
     occupied_threshold: float = 0.5
 
