@@ -55,7 +55,13 @@ class Recognizer:
             # degenerate lattice hypotheses produce inf/nan that the checks reject
             return self._analyze(frame)
 
-    def _analyze(self, frame: np.ndarray) -> BoardReading:
+    def find_board(self, frame: np.ndarray) -> BoardReading:
+        """Only the board: like :meth:`analyze` without reading the cells (``cells`` stay
+        empty). For board-finding benchmarks."""
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return self._analyze(frame, read_cells=False)
+
+    def _analyze(self, frame: np.ndarray, read_cells: bool = True) -> BoardReading:
         timings: dict[str, float] = {}
         t = time.perf_counter()
         st = self.settings
@@ -153,6 +159,10 @@ class Recognizer:
             details=details,
         )
         t = _lap(timings, "board", t)
+        if not read_cells:
+            reading.timings = timings
+            timings["total"] = sum(timings.values())
+            return reading
         self._read_cells(work, H_work, reading, timings, t)
         reading.reference = top_down(gray, H_work, st.track.warp_size)
         reading.timings = timings
