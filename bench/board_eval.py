@@ -1,0 +1,142 @@
+"""Board finding alone, scored against rendered truth.
+
+    python bench/board_eval.py DIR [DIR ...] [--limit N] [--overlays OUTDIR] [--quiet]
+
+DIR is a dataset folder (``NNNN.jpg`` + ``NNNN.json``) or a folder of such folders.
+Runs ``Recognizer.find_board`` (no piece reading) on each image and prints one line per
+image: verdict, board style, camera tilt, mean / max centre error in pixels, the
+reason when not found, milliseconds; then totals per verdict, per board style, and the
+median milliseconds.
+
+Verdicts (images with a board): ``correct`` = all 16 centres within 0.25 cell pitch of
+the truth (each true centre matched to the nearest predicted one, one to one), ``wrong``
+= found but some centre farther, ``missed`` = not found. Images without a board:
+``reject`` (right) or ``false`` (a false board). With ``--overlays``, a PNG per image
+not ``correct``/``reject``: truth centres in blue, found centres in green, outline yellow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import glob
+import json
+import os
+import statistics
+import sys
+import time
+
+import cv2
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from vision import Recognizer  # noqa: E402
+
+TOLERANCE_PITCH = 0.25
+
+
+def truth_files(folders: list[str]) -> list[str]:
+    out = []
+    for f in folders:
+        here = sorted(glob.glob(os.path.join(f, "[0-9]*.json")) + glob.glob(os.path.join(f, "*", "[0-9]*.json")))
+        out += [p for p in here if not p.endswith("dataset.json")]
+    return out
+
+
+def truth_pitch(centres: np.ndarray) -> float:
+    """Median distance from each true centre to its nearest neighbour (pixels)."""
+    d = np.hypot(*(centres[:, None] - centres[None]).transpose(2, 0, 1))
+    d[d == 0] = np.inf
+    return float(np.median(d.min(1)))
+
+
+def judge(truth: dict, reading) -> tuple[str, float, float]:
+    expected = bool(truth.get("board_found_expected", bool(truth.get("cell_centers"))))
+    if not expected:
+        return ("false" if reading.found else "reject"), float("nan"), float("nan")
+    if not reading.found:
+        return "missed", float("nan"), float("nan")
+    t = np.asarray(truth["cell_centers"], float)
+    p = np.asarray(reading.cell_centers, float)
+    cost = np.hypot(*(t[:, None] - p[None]).transpose(2, 0, 1))
+    r, c = linear_sum_assignment(cost)
+    err = cost[r, c]
+    ok = err.max() <= TOLERANCE_PITCH * truth_pitch(t)
+    return ("correct" if ok else "wrong"), float(err.mean()), float(err.max())
+
+
+def overlay(path: str, img: np.ndarray, truth: dict, reading) -> None:
+    out = img.copy()
+    for x, y in truth.get("cell_centers") or []:
+        cv2.circle(out, (int(round(x)), int(round(y))), 7, (255, 80, 0), 2)
+    if reading.found:
+        q = np.asarray(reading.corners, np.int32).reshape(-1, 1, 2)
+        cv2.polylines(out, [q], True, (0, 255, 255), 2)
+        for i, (x, y) in enumerate(reading.cell_centers):
+            cv2.circle(out, (int(round(x)), int(round(y))), 4, (0, 255, 0), -1)
+            cv2.putText(out, str(i), (int(x) + 5, int(y) - 5), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 255, 0), 1)
+    cv2.putText(out, f"{reading.reason} {reading.details}"[:150], (10, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 255), 1)
+    cv2.imwrite(path, out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folders", nargs="+")
+    ap.add_argument("--limit", type=int, default=0, help="at most N images (evenly spread)")
+    ap.add_argument("--overlays", help="folder for PNG overlays of the failures")
+    ap.add_argument("--quiet", action="store_true", help="totals only")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    files = truth_files(args.folders)
+    if args.limit and len(files) > args.limit:
+        files = [files[i] for i in np.linspace(0, len(files) - 1, args.limit).round().astype(int)]
+    if not files:
+        print(f"no truth files in {args.folders}")
+        return 2
+    if args.overlays:
+        os.makedirs(args.overlays, exist_ok=True)
+    rec = Recognizer()
+    counts = collections.Counter()
+    by_style: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    ms = []
+    for jp in files:
+        with open(jp, encoding="utf-8") as f:
+            truth = json.load(f)
+        img = cv2.imread(os.path.join(os.path.dirname(jp), truth["image"]))
+        if img is None:
+            print(f"{jp}: image unreadable")
+            continue
+        t0 = time.perf_counter()
+        reading = rec.find_board(img)
+        ms.append(1000 * (time.perf_counter() - t0))
+        verdict, mean_err, max_err = judge(truth, reading)
+        style = (truth.get("board") or {}).get("style", "?")
+        tilt = (truth.get("camera") or {}).get("tilt_deg", float("nan"))
+        counts[verdict] += 1
+        by_style[style][verdict] += 1
+        method = (reading.details or {}).get("method", "")
+        if not args.quiet:
+            print(f"{verdict:8s} {style:14s} tilt {tilt:5.1f} err {mean_err:6.1f}/{max_err:6.1f} px "
+                  f"{method:8s} {ms[-1]:6.0f} ms  {jp}  {reading.reason if not reading.found else ''}")
+        if args.overlays and verdict not in ("correct", "reject"):
+            name = jp.replace("/", "_").replace(".json", ".png").lstrip("_.")
+            overlay(os.path.join(args.overlays, name), img, truth, reading)
+    boards = counts["correct"] + counts["wrong"] + counts["missed"]
+    print(f"images {len(ms)}: with a board {boards}: found {counts['correct'] + counts['wrong']} "
+          f"correct {counts['correct']} wrong {counts['wrong']} missed {counts['missed']}; "
+          f"without a board {counts['reject'] + counts['false']}: false boards {counts['false']}")
+    if boards:
+        print(f"found {100 * (counts['correct'] + counts['wrong']) / boards:.1f} %  "
+              f"correct {100 * counts['correct'] / boards:.1f} %")
+    for style in sorted(by_style):
+        c = by_style[style]
+        print(f"  {style:14s} correct {c['correct']:3d} wrong {c['wrong']:3d} missed {c['missed']:3d} "
+              f"false {c['false']:2d} reject {c['reject']:2d}")
+    print(f"median {statistics.median(ms):.0f} ms per image (find_board, one OpenCV thread)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
