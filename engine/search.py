@@ -28,6 +28,14 @@ piece that could be handed over completes a group ("no safe piece") scores
 over (any other gift loses at once, which is never better than a safe one). So below
 the root the piece in hand is always safe; the immediate-win test stays as a guard.
 
+Move ordering (nodes with ``ORDER_MIN``+ empties): every (cell, safe piece) move is
+scored by how many (cell, safe piece) replies it leaves the opponent and searched
+fewest first, the table's move before all. A move leaving no reply wins in 3 plies,
+the best possible without an immediate win, so the node stops there; with 3 empties
+that makes the node exact without recursion. At nodes with ``ETC_MIN``+ empties the
+children are looked up in the table before any is searched (enhanced transposition
+cutoff).
+
 Transposition table: two slots per bucket (depth-preferred, always-replace); an
 entry is valid for one ``age`` (one solve), so no clearing between solves. Keys are
 the full state, so they cannot collide: raw near the leaves, canonical under the
@@ -58,8 +66,8 @@ TT_HITS = 10
 NGROUPS = 11
 NPERMS = 12
 PROGRESS = 13  # > 0: print a progress line every this many seconds
-ETC_MIN = 15  # probe the children in the table first at nodes with at least this many empties
 NEXT_PRINT = 14  # when the next progress line is due (ms on the perf_counter clock)
+ETC_MIN = 15  # probe the children in the table first at nodes with at least this many empties
 CTX_SIZE = 16
 
 GROUPS = 16  # [24] winning groups as cell masks
