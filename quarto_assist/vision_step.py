@@ -131,8 +131,28 @@ class VisionStep:
             self._analysed = True
             self.full += 1
             if reading.found and reading.clear:
+                c = np.asarray(reading.cell_centers, float)
+                if self._anchor is None or _same_board(self._anchor, c):
+                    self.previous = reading
+                    return reading
+                if self._jumps and not _same_board(self._jumps[-1], c):
+                    self._jumps = []
+                self._jumps.append(c)
+                if len(self._jumps) >= JUMP_VOTES:  # analyses agree: the board really moved
+                    self.previous = reading
+                    return reading
+            # the analysis found nothing or put the board elsewhere: keep the board as it
+            # was, but compare from now on against the present view (a reference taken
+            # with a hand in it would call every later frame obstructed)
+            self._analysed = False  # what follows is no news about where the board is
+            fresh = copy.copy(self.previous)
+            fresh.reference = None
+            self.tracked += 1
+            reading = self.recognizer.track(frame, fresh)
+            if reading.found and reading.clear:
                 self.previous = reading
-                return reading
+                self._last_clear = t
+            return reading
         self.tracked += 1
         reading = self.recognizer.track(frame, self.previous)
         if not reading.found:
