@@ -34,8 +34,7 @@ class TruthNames:
         self.r = recognizer
         self.truth = truth
         self.centres = np.asarray(truth["cell_centers"], float)
-        self.t = 0.0
-        self.n = 0
+        self.t = 0.0  # set from outside to the time of the frame being read
 
     def _name(self, reading):
         if reading.found and reading.probabilities is not None:
@@ -50,29 +49,36 @@ class TruthNames:
         return reading
 
     def analyze(self, frame):
-        self.t = self.n / self.truth["fps"]
-        self.n += 1
         return self._name(self.r.analyze(frame))
 
     def track(self, frame, previous):
-        self.t = self.n / self.truth["fps"]
-        self.n += 1
         return self._name(self.r.track(frame, previous))
 
 
 def _run(video, tmp_path, monkeypatch=None, truth=None):
     if monkeypatch is not None:
+        from quarto_assist import vision_step
+
         real = watch_cmd.build_recognizer
+        names = []
 
         def named(profile):
             rec, prof = real(profile)
-            return TruthNames(rec, truth), prof
+            names.append(TruthNames(rec, truth))
+            return names[-1], prof
+
+        step = vision_step.VisionStep.__call__
+
+        def timed(self, image, t=0.0):  # the stand-in learns the frame's time here
+            if names:
+                names[-1].t = t
+            return step(self, image, t)
 
         monkeypatch.setattr(watch_cmd, "build_recognizer", named)
+        monkeypatch.setattr(vision_step.VisionStep, "__call__", timed)
     events = tmp_path / "events.jsonl"
-    # vision on every frame: the stand-in counts frames to know the time
     rc = cli.main(["watch", video, "--no-window", "--no-speech", "--events", str(events),
-                   "--record", str(tmp_path / "game.txt")] + (["--vision-every", "1"] if monkeypatch else []))
+                   "--record", str(tmp_path / "game.txt")])
     assert rc == 0
     return read_events(str(events))
 
