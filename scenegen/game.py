@@ -75,7 +75,8 @@ def hand_for(spec: dict, cell: int, player: int, phase: str, piece: int | None) 
 
 
 def render_game(out_mp4: str, seed: int, board: str, piece_set: str, fps: int = 10, frames_dir: str | None = None,
-                threads: int = 2, crf: int = 28, log=print, preview: bool = False) -> dict:
+                threads: int = 2, crf: int = 28, log=print, preview: bool = False, samples: int | None = None,
+                render_scale: float | None = None) -> dict:
     from .blender_scene import SceneBuilder
     from .dataset import quiet_stdout
     from .post import add_noise, develop, lens_warp, read_exr, to_bgr8
@@ -85,6 +86,10 @@ def render_game(out_mp4: str, seed: int, board: str, piece_set: str, fps: int = 
     spec = video_spec(seed, board, piece_set)
     if preview:   # quick look at the choreography: few samples, small render
         spec["render"].update(samples=2, scale=0.3)
+    if samples:
+        spec["render"]["samples"] = samples
+    if render_scale:
+        spec["render"]["scale"] = render_scale
     rng = random.Random(seed + 7)
     spec["_reach_jitter"] = [rng.gauss(0, 12), rng.gauss(0, 12)]
     spec["_skins"] = [[0.86, 0.66, 0.54], [0.55, 0.38, 0.27]]
@@ -247,9 +252,12 @@ def main(argv=None) -> int:
     ap.add_argument("--crf", type=int, default=28, help="x264 quality (higher = smaller file; default 28)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--preview", action="store_true", help="fast low-quality render to check the choreography")
+    ap.add_argument("--samples", type=int, help="Cycles samples per state (default 8)")
+    ap.add_argument("--render-scale", type=float, help="render size relative to the frame (default 0.75)")
     args = ap.parse_args(argv)
     t = render_game(args.out, args.seed, args.board, args.piece_set, args.fps, args.frames_dir, args.threads, args.crf,
-                    log=lambda s: print(s, file=sys.stderr, flush=True), preview=args.preview)
+                    log=lambda s: print(s, file=sys.stderr, flush=True), preview=args.preview, samples=args.samples,
+                    render_scale=args.render_scale)
     print(f"wrote {args.out}: {t['frames']} frames, {len(t['placements'])} placements, "
           f"{sum(not w['claimed'] for w in t['winning_lines'])} unclaimed line(s)", file=sys.stderr)
     return 0
