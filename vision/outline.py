@@ -232,6 +232,30 @@ def centre_on_board(H: np.ndarray, quads: list[np.ndarray], settings):
     return H @ T, (di, dj)
 
 
+def cut_off_by_outline(H: np.ndarray, quads: list[np.ndarray], image_size, settings) -> bool:
+    """Is the board around this grid cut off at the image edge? The smallest board
+    outline (of ``quads``) that holds at least ``cut_off_min_cells`` of the 16 cells, if
+    it is no bigger than ``cut_off_max_area`` times the grid, reaches the image border
+    (within ``cut_off_border_px``): the board runs on out of the picture, so cells (or
+    the true grid, when the one found is a part of it) may lie outside."""
+    w, h = image_size
+    cells = apply_homography(H, cell_grid())
+    grid = apply_homography(H, np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])).astype(np.float32)
+    grid_area = max(float(cv2.contourArea(grid)), 1.0)
+    best = None
+    for q in quads:
+        poly = q.astype(np.float32).reshape(-1, 1, 2)
+        n = sum(cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0 for x, y in cells)
+        area = float(cv2.contourArea(poly))
+        if n >= settings.cut_off_min_cells and (best is None or area < best[0]):
+            best = (area, q)
+    if best is None or best[0] > settings.cut_off_max_area * grid_area:
+        return False
+    q = best[1]
+    border = min(q[:, 0].min(), q[:, 1].min(), w - 1 - q[:, 0].max(), h - 1 - q[:, 1].max())
+    return bool(border <= settings.cut_off_border_px)
+
+
 def _quad_centre_for(H, quads):
     cells = apply_homography(H, cell_grid())
     for q in quads:

@@ -25,7 +25,7 @@ from vision.features import features_from_work
 from vision.geometry import apply_homography, cell_grid
 from vision.image import to_bgr8, too_dark, too_small, working_scale
 from vision.lattice import fit_lattice, image_gradient, match_cells, orient
-from vision.outline import board_quads, centre_on_board, fit_outline, peak_ratio, refine_board
+from vision.outline import board_quads, centre_on_board, cut_off_by_outline, fit_outline, peak_ratio, refine_board
 from vision.obstruction import obstructed_cells, top_down
 from vision.reading import BoardReading
 from vision.settings import VisionSettings
@@ -97,9 +97,11 @@ class Recognizer:
                 details["lattice_peak"] = round(peak_ratio(H_l, r_l, gradient), 2)
             if precise or details["lattice_peak"] >= st.lattice.min_peak:
                 cands.append((s_l, H_l, "lattice"))
-        if not cut_off and (not cands or fit.inside < st.outline.trigger_cells or cands[0][0] < st.outline.trigger_support):
+        if (not cands or fit.inside < st.outline.trigger_cells or cands[0][0] < st.outline.trigger_support):
             # most cells hidden (a full board), none seen, or a doubtful lattice: try
-            # the board's outline and keep whichever explains the cells better
+            # the board's outline and keep whichever explains the cells better (also when
+            # the only lattice left the image: that is often a checked tablecloth, and
+            # the final check below still refuses a board whose cells leave the image)
             out = fit_outline(gray, blobs, gradient, st.outline, work)
             t = _lap(timings, "outline", t)
             if out is not None:
@@ -122,13 +124,20 @@ class Recognizer:
                 details.update(lattice_support=round(s_l, 3), cells_seen=fit.inside, retried=True)
         if not cands:
             return _failed(CUT_OFF if cut_off else NO_BOARD, timings, bgr)
-        _, H_fit, details["method"] = cands[0]
+        support, H_fit, details["method"] = cands[0]
+        quads = board_quads(gray, st.outline, work)
         if details["method"] == "lattice":
             # the grid sits in the middle of its board: a lattice found one row off (cells
             # of the first row hidden behind pieces) is moved back
-            H_fit, moved = centre_on_board(H_fit, board_quads(gray, st.outline, work), st.outline)
+            H_fit, moved = centre_on_board(H_fit, quads, st.outline)
             if moved:
                 details["recentred"] = moved
+        doubtful = not precise and support < st.outline.trigger_support
+        if doubtful and cut_off_by_outline(H_fit, quads, (gray.shape[1], gray.shape[0]), st.outline):
+            # weak cell evidence and the board's outline runs out of the picture: what
+            # was found may be part of a bigger grid (a clear lattice, all in view, is a
+            # board even when the board's rim is cut off)
+            return _failed(CUT_OFF, timings, bgr)
         matched = match_cells(H_fit, blobs, st.lattice)
         H_work, perm = orient(H_fit)
         matched = matched[perm]

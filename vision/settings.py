@@ -206,6 +206,12 @@ class OutlineSettings:
     min_evidence: float = 0.9
     #: ... and must beat the lattice's evidence by this much to replace it
     prefer_lattice_by: float = 0.05
+    #: cut-off board: the smallest outline holding at least this many of the grid's
+    #: cells, at most this many times the grid's area, within this many pixels of the
+    #: image border (see ``vision.outline.cut_off_by_outline``)
+    cut_off_min_cells: int = 12
+    cut_off_max_area: float = 3.0
+    cut_off_border_px: float = 2.0
 
 
 @dataclass

@@ -92,3 +92,14 @@ def test_real_gigamic_photo_board_and_rings_found():
     assert r.cell_centers.shape == (16, 2)
     h, w = img.shape[:2]
     assert np.all((r.cell_centers >= 0) & (r.cell_centers < [w, h]))
+
+
+CUT_OFF_RENDER = os.path.join(os.path.dirname(__file__), "..", "data", "negative-cut-off.jpg")
+
+
+@pytest.mark.skipif(not os.path.exists(CUT_OFF_RENDER), reason="tests/data/negative-cut-off.jpg not committed")
+def test_rendered_board_running_out_of_the_picture_is_reported_cut_off():
+    # the visible part of the board shows a lattice of its own; the board's outline
+    # reaching the image border gives it away
+    r = Recognizer().find_board(cv2.imread(CUT_OFF_RENDER))
+    assert not r and r.reason == CUT_OFF
