@@ -35,6 +35,13 @@ def board_quads(gray: np.ndarray, settings, bgr: np.ndarray | None = None) -> li
     for ch in channels:
         _, otsu = cv2.threshold(ch, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
         binaries += [otsu, 255 - otsu]
+    if settings.fill_fraction > 0:
+        # the board's region in brightness, with its engraved lines, light pieces and
+        # highlights bridged: a board's rim broken by a glare or a ring line still
+        # closes into one four-sided region
+        k = max(3, int(settings.fill_fraction * max(h, w)) | 1)
+        fill = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        binaries += [cv2.morphologyEx(b, cv2.MORPH_CLOSE, fill) for b in binaries[:2]]
     block = max(3, int(settings.block_fraction * max(h, w)) | 1)
     for sign in (1, -1):
         b = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
@@ -287,24 +294,36 @@ def fit_outline(gray: np.ndarray, blobs: np.ndarray, gradient, settings, bgr: np
     scales = np.arange(settings.min_grid_scale, settings.max_grid_scale + 1e-9, settings.grid_scale_step)
     src = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
     cands = []
-    for q in quads:
+    for qi, q in enumerate(quads):
         Hq = cv2.getPerspectiveTransform(src, q.astype(np.float32)).astype(np.float64)
         Hs = np.array([Hq @ _grid_transform(sc, angle) for angle in settings.grid_angles for sc in scales])
         g_q = (gradient[0], gradient[1], region_scale(gradient, q))
         for radius in settings.cell_radii:
             sup = outline_support_batch(Hs, cell_grid(), radius * 0.25, g_q).mean(1)
             for k in np.argsort(-sup)[: settings.refine_starts]:
-                cands.append((float(sup[k]), Hs[k], radius, g_q))
+                cands.append((float(sup[k]), Hs[k], radius, g_q, qi))
     cands.sort(key=lambda c: -c[0])
+    # the best few placements, and the best placement in each of the best few outlines:
+    # a textured patch (a printed box, a tablecloth) can outscore the board's own grid
+    # on support alone, so the winner is chosen by support x sharpness of its peak
+    starts, seen_q = list(cands[: settings.refine_starts]), set()
+    for c in cands:
+        if len(seen_q) >= settings.refine_quads:
+            break
+        if c[4] not in seen_q:
+            seen_q.add(c[4])
+            if not any(c is d for d in starts):
+                starts.append(c)
     best = None
-    for s0, H0, radius, g_q in cands[: settings.refine_starts]:
+    for s0, H0, radius, g_q, _ in starts:
         H, _ = _refine(H0, radius, g_q, settings)
         s = board_support(H, radius, gradient)
-        if best is None or s > best[0]:
-            best = (s, H, radius)
+        score = s * min(peak_ratio_at(H, radius, gradient, s), settings.peak_cap)
+        if best is None or score > best[0]:
+            best = (score, H, radius, s)
     if best is None:
         return None
-    s, H, radius = best
+    _, H, radius, s = best
     return H, s, radius
 
 
@@ -312,7 +331,11 @@ def peak_ratio(H: np.ndarray, radius: float, gradient, shift: float = 0.125) -> 
     """How much better the cells' outline evidence is at ``H`` than with the grid moved
     half a pitch (``shift`` board units) either way along either axis. A real grid is a
     sharp peak; a grid laid over a table or a shadow is not."""
-    here = board_support(H, radius, gradient)
+    return peak_ratio_at(H, radius, gradient, board_support(H, radius, gradient), shift)
+
+
+def peak_ratio_at(H: np.ndarray, radius: float, gradient, here: float, shift: float = 0.125) -> float:
+    """:func:`peak_ratio` with the support at ``H`` already known (``here``)."""
     around = []
     for dx, dy in ((shift, 0), (-shift, 0), (0, shift), (0, -shift)):
         T = np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1.0]])

@@ -166,6 +166,9 @@ class OutlineSettings:
     block_fraction: float = 0.25
     #: opening (pixels) that cuts thin bridges between the board and its surroundings
     close_pixels: int = 7
+    #: brightness regions are also closed with a disc of this fraction of the longer
+    #: side (bridges ring lines, glare and light pieces across the board); 0 = off
+    fill_fraction: float = 0.03
     #: outline area bounds as fractions of the image
     min_area_fraction: float = 0.04
     max_area_fraction: float = 0.9
@@ -197,6 +200,11 @@ class OutlineSettings:
     refine_rounds: int = 15
     #: the best this many grid placements are each refined
     refine_starts: int = 3
+    #: ... and the best placement in each of the best this many outlines; the winner
+    #: is the refined placement with the most support x peak ratio (capped at
+    #: ``peak_cap``; see ``min_peak``)
+    refine_quads: int = 4
+    peak_cap: float = 3.0
     #: ... or when the lattice's mean outline support per cell is below this
     trigger_support: float = 0.55
     #: a board found this way needs its outline evidence to peak sharply where the grid
