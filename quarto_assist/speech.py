@@ -17,6 +17,9 @@ import threading
 from typing import Protocol
 
 
+_KEEP_ALIVE: list = []
+
+
 class SpeechUnavailable(RuntimeError):
     """No speech engine here; the message says why (shown once, then text only)."""
 
@@ -243,6 +246,9 @@ def speak_to_file(text: str, path: str, language: str = "en", voice: str | None 
 
     _quiet_espeak_driver()
     engine = pyttsx3.init()
+    # pyttsx3 keeps its engines by weak reference and the espeak driver may call back after
+    # runAndWait returns: keep the engine alive so that callback finds it
+    _KEEP_ALIVE[:] = [engine]
     vid = _pick_voice(engine, language, voice)
     if vid is None:
         raise SpeechUnavailable(f"no speech voice for language {language!r}")
