@@ -171,13 +171,22 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
         probs = np.stack([learned[a].predict_proba(photo.features, FEATURE_NAMES) for a in ATTRIBUTES], axis=1)
         all_probs.append(probs)
         hard = probs > 0.5
-        for j, attr in enumerate(ATTRIBUTES):
-            n = int(hard[:, j].sum())
-            if n != 8:
-                problems.append(
-                    f"{attr} vs {OPPOSITE[attr]} do not split 8/8 on '{photo.path}' ({n} pieces look {attr}, "
-                    f"{16 - n} {OPPOSITE[attr]}): are all 16 pieces of one set on the board? If so, "
-                    f"{advice[attr]}; take every photo in the same light")
+        counts = hard.sum(0).astype(int)
+        uneven = [a for a, n in zip(ATTRIBUTES, counts) if n != 8]
+        if len(uneven) >= 2:
+            # several classes at once: the cells do not look like 16 different pieces at all
+            problems.append(
+                f"the 16 cells of '{photo.path}' do not look like 16 different pieces ("
+                + ", ".join(f"{n} {a}" for a, n in zip(ATTRIBUTES, counts) if a in uneven)
+                + " instead of 8 each): put all 16 pieces of one set on the board, "
+                "take the photo from 30-50 degrees above the table in even light")
+        elif uneven:
+            attr = uneven[0]
+            n = int(counts[ATTRIBUTES.index(attr)])
+            problems.append(
+                f"{attr} vs {OPPOSITE[attr]} do not split 8/8 on '{photo.path}' ({n} pieces look {attr}, "
+                f"{16 - n} {OPPOSITE[attr]}): are all 16 pieces of one set on the board? If so, "
+                f"{advice[attr]}; take every photo in the same light")
         codes = (hard * (1 << np.arange(4))).sum(1).astype(int)
         seen: dict[int, int] = {}
         for cell, code in enumerate(codes.tolist()):
