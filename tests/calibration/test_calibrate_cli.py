@@ -56,6 +56,14 @@ def test_a_game_in_progress_is_refused(tmp_path, capsys, name):
     assert not out.exists()
 
 
+def test_the_empty_board_is_refused(tmp_path, capsys):
+    photo = str(DATA / "gigamic-empty.jpg")
+    assert main(["calibrate", photo, "--out", str(tmp_path / "set.json")]) == 2
+    lines = _error_lines(capsys.readouterr().err)
+    assert len(lines) == 1 and f"'{photo}'" in lines[0]
+    assert not (tmp_path / "set.json").exists() and not (tmp_path / "set.png").exists()
+
+
 @pytest.mark.parametrize("content", ["", "{", '{"format": "quarto-assist-profile", "version": 9, "vision": {}}'])
 def test_bad_base_profile_is_one_line(tmp_path, noise_photo, capsys, content):
     base = tmp_path / "base.json"
