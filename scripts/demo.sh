@@ -3,10 +3,10 @@
 # video, referee it (the missed Quarto is spoken), then read one photo and ask the coach.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v espeak-ng >/dev/null 2>&1; then
-  echo "Installing espeak-ng (the speech engine pyttsx3 uses on Linux)..."
+if ! command -v espeak-ng >/dev/null 2>&1 || ! command -v aplay >/dev/null 2>&1; then
+  echo "Installing espeak-ng and alsa-utils (speech engine and audio player)..."
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  { $SUDO apt-get update -qq && $SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng >/dev/null; } \
+  { $SUDO apt-get update -qq && $SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng alsa-utils >/dev/null; } \
     || echo "Could not install espeak-ng: announcements will be shown as text only."
 fi
 python3 -m venv .venv
