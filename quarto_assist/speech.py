@@ -118,6 +118,7 @@ class Pyttsx3Speaker:
         except ImportError as e:
             raise SpeechUnavailable(f"pyttsx3 is not installed ({e})") from None
         self._player = None
+        self._player_failed = False
         if sys.platform.startswith("linux"):
             self._player = _audio_player()
             if self._player is None:
@@ -156,7 +157,16 @@ class Pyttsx3Speaker:
         try:
             engine.save_to_file(text, wav)
             engine.runAndWait()
-            subprocess.run(self._player + [wav], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            done = subprocess.run(self._player + [wav], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  text=True, check=False)
+            if done.returncode != 0 and not self._player_failed:
+                # No sound card (a server, a container): say so once; the referee's
+                # lines still reach the screen and terminal.
+                self._player_failed = True
+                why = (done.stderr or "").strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
+                print(f"warning: cannot play speech through {self._player[0]} ({why[0]}); "
+                      "announcements are shown as text only (--speech-wav DIR keeps them as sound files)",
+                      file=sys.stderr)
         finally:
             os.unlink(wav)
 
