@@ -210,33 +210,55 @@ def _quad_centre(q: np.ndarray) -> np.ndarray:
 
 
 def centre_on_board(H: np.ndarray, quads: list[np.ndarray], settings):
-    """Shift a 4x4 grid by whole cells so that it sits in the middle of the board
-    outline that encloses it. Returns ``(H, (di, dj) or None)``; unchanged when no
-    outline encloses the grid or the grid is already centred."""
+    """Shift a 4x4 grid by whole cells so that it sits in the middle of its board: the
+    smallest outline (of ``quads``) that holds at least ``recentre_min_cells`` of the
+    grid's cells and is 0.8 to ``recentre_max_area`` times the grid's area (a bigger
+    region is the table, or a chance quadrilateral). A grid wholly inside it is moved by
+    one cell when that brings it to the middle; a grid hanging over its edge is moved by
+    up to two cells to lie wholly inside, nearest the middle. Returns ``(H, (di, dj) or
+    None)``; unchanged when there is no such outline or no move fits."""
     g = cell_grid()
     cells = apply_homography(H, g)
     pitch = float(np.median(np.hypot(*(apply_homography(H, g + [0.25, 0]) - cells).T)))
-    best = None
+    unit = apply_homography(H, np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])).astype(np.float32)
+    grid_area = max(float(cv2.contourArea(unit)), 1.0)
+    board = None
     for q in quads:
         poly = q.astype(np.float32).reshape(-1, 1, 2)
-        if not all(cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0 for x, y in cells):
+        area = float(cv2.contourArea(poly))
+        if not 0.8 * grid_area <= area <= settings.recentre_max_area * grid_area:
             continue
-        c = _quad_centre(q)
-        for dj in (-1, 0, 1):
-            for di in (-1, 0, 1):
-                T = np.array([[1, 0, 0.25 * di], [0, 1, 0.25 * dj], [0, 0, 1.0]])
-                d = float(np.hypot(*(apply_homography(H @ T, np.array([[0.5, 0.5]]))[0] - c))) / pitch
-                if best is None or d < best[0]:
-                    best = (d, di, dj, T)
+        n = int(_inside(poly, cells).sum())
+        if n >= settings.recentre_min_cells and (board is None or area < board[0]):
+            board = (area, poly, n, q)
+    if board is None:
+        return H, None
+    _, poly, n, q = board
+    c = _quad_centre(q)
+    reach = 1 if n == 16 else 2
+    best = None
+    for dj in range(-reach, reach + 1):
+        for di in range(-reach, reach + 1):
+            T = np.array([[1, 0, 0.25 * di], [0, 1, 0.25 * dj], [0, 0, 1.0]])
+            if n < 16 and not _inside(poly, apply_homography(H @ T, g)).all():
+                continue
+            d = float(np.hypot(*(apply_homography(H @ T, np.array([[0.5, 0.5]]))[0] - c))) / pitch
+            if best is None or d < best[0]:
+                best = (d, di, dj, T)
     if best is None:
         return H, None
     d, di, dj, T = best
     if (di, dj) == (0, 0):
         return H, None
-    here = float(np.hypot(*(apply_homography(H, np.array([[0.5, 0.5]]))[0] - _quad_centre_for(H, quads)))) / pitch
-    if d > settings.centre_tolerance or here < settings.off_centre:
-        return H, None
+    if n == 16:
+        here = float(np.hypot(*(apply_homography(H, np.array([[0.5, 0.5]]))[0] - c))) / pitch
+        if d > settings.centre_tolerance or here < settings.off_centre:
+            return H, None
     return H @ T, (di, dj)
+
+
+def _inside(poly: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    return np.array([cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0 for x, y in pts])
 
 
 def cut_off_by_outline(H: np.ndarray, quads: list[np.ndarray], image_size, settings) -> bool:
@@ -261,15 +283,6 @@ def cut_off_by_outline(H: np.ndarray, quads: list[np.ndarray], image_size, setti
     q = best[1]
     border = min(q[:, 0].min(), q[:, 1].min(), w - 1 - q[:, 0].max(), h - 1 - q[:, 1].max())
     return bool(border <= settings.cut_off_border_px)
-
-
-def _quad_centre_for(H, quads):
-    cells = apply_homography(H, cell_grid())
-    for q in quads:
-        poly = q.astype(np.float32).reshape(-1, 1, 2)
-        if all(cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0 for x, y in cells):
-            return _quad_centre(q)
-    return apply_homography(H, np.array([[0.5, 0.5]]))[0]
 
 
 def refine_board(H: np.ndarray, gradient, settings):

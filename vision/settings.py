@@ -192,6 +192,12 @@ class OutlineSettings:
     #: ``centre_tolerance`` pitches
     off_centre: float = 0.6
     centre_tolerance: float = 0.35
+    #: ... and a window hanging over the board's edge is moved wholly onto the board
+    #: outline that holds at least this many of its cells
+    recentre_min_cells: int = 6
+    #: ... and is at most this many times the grid's area (a Gigamic board is ~2.1-2.4x
+    #: its 45-degree grid)
+    recentre_max_area: float = 3.0
     #: cell outlines tried, radius in pitches (rings ~0.42, recesses ~0.38); negative =
     #: a square of that half side (drawn grids, checkered boards)
     cell_radii: tuple = (0.42, 0.36, 0.48, -0.5, -0.45)
