@@ -21,6 +21,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.crops import CROP_FEATURE_NAMES, cell_crops, crop_features, vertical_directions
 from vision.geometry import PITCH, apply_homography, cell_grid
 from vision.lattice import sample
 
@@ -52,7 +53,7 @@ FEATURE_NAMES = [
     "outline_far",      # cell-outline evidence on the cell's far half (a piece hides it)
     "outline_near",     # ... and on its near half (visible in front of a piece)
     "outline_far_ratio",  # far over near: about 1 for an empty cell, low when occupied
-]
+] + CROP_FEATURE_NAMES  # learned-classifier inputs from upright cell crops (vision/crops.py)
 FEATURE_INDEX = {n: i for i, n in enumerate(FEATURE_NAMES)}
 
 _ANGLES = np.linspace(0, 2 * np.pi, 24, endpoint=False)
@@ -411,4 +412,6 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     }
     for name, v in cols.items():
         out[:, FEATURE_INDEX[name]] = v
+    k0 = FEATURE_INDEX[CROP_FEATURE_NAMES[0]]
+    out[:, k0:] = crop_features(cell_crops(work, H, vertical_directions(H, work.shape)))
     return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)

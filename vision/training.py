@@ -2,10 +2,11 @@
 
     python -m vision.training data/renders/train-a data/renders/train-b [--out vision/default_models.json]
 
-For every image whose board is found, predicted cells are matched to the true cells by
-centre (as in evaluation); the features of matched cells and their true contents train
-one logistic model per attribute (occupancy on all cells, the four attributes on occupied
-ones). Only ever run this on training sets: the holdout sets measure what it learned.
+For every image with a board, the homography is fitted to the true cell centres; the
+features of every unhidden cell (hand-made measurements plus HOG and colour of upright
+cell crops, ``vision.crops``) and its true content train one logistic model per
+attribute (occupancy on all cells, the four attributes on occupied ones; C = 0.01 was
+best in image-grouped cross-validation, ``bench/pieces_eval.py``). Only ever run this on training sets: the holdout sets measure what it learned.
 """
 
 from __future__ import annotations
@@ -17,50 +18,75 @@ import sys
 import time
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from vision.attributes import DEFAULT_MODELS_FILE, MODEL_NAMES, fit_logistic
 from vision.evaluation import _truth_piece, load_truth, truth_files
 from vision.image import load_image
-from vision.recognizer import Recognizer
 from vision.settings import VisionSettings
 
 
-def collect(folders: list[str], settings: VisionSettings, progress=True):
+GRID = np.array([((i % 4 + 0.5) / 4, (i // 4 + 0.5) / 4) for i in range(16)])
+
+
+def truth_image_features(path: str, settings: VisionSettings, variant: int = 0):
+    """Features of one truth image with the board taken from truth (homography fitted
+    from the true cell centres to the unit-grid positions; cells in truth order).
+    ``variant`` > 0 is an augmented copy for training (seeded by ``variant``): odd
+    variants mirror the picture left-right, and every variant moves the cell centres by
+    a few percent of a pitch (as a board finder's error would) before fitting.
+    Returns ``(features (16, D), labels (16, 5) with -1 unknown, hidden (16,), pieces)``
+    or ``None`` for an image without a board."""
+    import cv2
+
+    from vision.features import cell_features
+    from vision.reading import BoardReading
+
+    truth = load_truth(path)
+    if not truth["board_found_expected"] or len(truth.get("cell_centers") or []) != 16:
+        return None
+    img = load_image(os.path.join(os.path.dirname(path), truth["image"]), settings.image)
+    centres = np.asarray(truth["cell_centers"], float)
+    if variant:
+        rng = np.random.default_rng(variant)
+        if variant % 2:
+            img = np.ascontiguousarray(img[:, ::-1])
+            centres = centres.copy()
+            centres[:, 0] = img.shape[1] - 1 - centres[:, 0]
+        pitch = float(np.median(np.sort(np.hypot(*(centres[:, None] - centres[None]).T), axis=1)[:, 1]))
+        centres = centres + rng.normal(0.0, 0.04 * pitch, centres.shape)
+    H, _ = cv2.findHomography(GRID, centres)
+    X = cell_features(img, BoardReading(found=True, homography=H, cell_centers=centres), settings)
+    pieces = [_truth_piece(c) for c in truth["cells"]]
+    Y = np.array([[0 if p is None else 1] + [-1 if p is None else (p >> b) & 1 for b in range(4)] for p in pieces])
+    hidden = np.array(truth.get("hidden") or [False] * 16, bool)
+    return X, Y, hidden, pieces
+
+
+def collect(folders: list[str], settings: VisionSettings, progress=True, augment: int = 0):
     """Features ``(N, D)`` and labels ``(N, 5)`` (occupied, tall, dark, square, hollow;
-    -1 where unknown) of every matched, unhidden cell in ``folders``. Also returns
-    per-image meta (folder, image, board style, piece set)."""
-    rec = Recognizer(settings)
+    -1 where unknown) of every unhidden cell in ``folders``, the board taken from truth
+    (so the models learn what a cell looks like, not the board finder's mistakes), plus
+    ``augment`` augmented copies of every image (see :func:`truth_image_features`).
+    Also returns per-cell meta (truth file, cell, board style, piece set)."""
     X, Y, meta = [], [], []
     files = [f for d in folders for f in truth_files(d)]
     t0 = time.time()
     for k, path in enumerate(files):
         truth = load_truth(path)
-        if not truth["board_found_expected"]:
-            continue
-        img = load_image(os.path.join(os.path.dirname(path), truth["image"]), settings.image)
-        r = rec.analyze(img)
-        if not r.found:
-            continue
-        tc = np.asarray(truth["cell_centers"], float)
-        d = np.hypot(tc[:, None, 0] - r.cell_centers[None, :, 0], tc[:, None, 1] - r.cell_centers[None, :, 1])
-        ti, pj = linear_sum_assignment(d)
-        pitch = float(np.median(np.sort(np.hypot(*(tc[:, None] - tc[None]).T), axis=1)[:, 1]))
-        hidden = truth.get("hidden") or [False] * 16
-        for i, j in zip(ti, pj):
-            if hidden[i] or d[i, j] > 0.4 * pitch:
-                continue
-            p = _truth_piece(truth["cells"][i])
-            y = [0 if p is None else 1] + [-1 if p is None else (p >> b) & 1 for b in range(4)]
-            X.append(r.features[j])
-            Y.append(y)
-            meta.append((path, j, truth.get("board", {}).get("style", "?"), truth.get("piece_set", {}).get("id", "?")))
+        for v in range(augment + 1):
+            r = truth_image_features(path, settings, v)
+            if r is None:
+                break
+            for i in np.flatnonzero(~r[2]):
+                X.append(r[0][i])
+                Y.append(r[1][i])
+                meta.append((path, int(i), truth.get("board", {}).get("style", "?"), truth.get("piece_set", {}).get("id", "?")))
         if progress and (k + 1) % 20 == 0:
             print(f"{k + 1}/{len(files)} images ({time.time() - t0:.0f} s)", file=sys.stderr)
     return np.array(X), np.array(Y), meta
 
 
-def train(X: np.ndarray, Y: np.ndarray, C: float = 0.1) -> dict:
+def train(X: np.ndarray, Y: np.ndarray, C: float = 0.01) -> dict:
     """Model dicts for ``VisionSettings.attributes`` from collected features/labels.
     With truth at hand every feature may help an attribute, so the default models use
     them all (calibration, with no labels, keeps to ``MODEL_FEATURES``)."""
@@ -78,16 +104,17 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="train vision's default attribute models on rendered training sets")
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--out", default=DEFAULT_MODELS_FILE)
+    ap.add_argument("--augment", type=int, default=3, help="augmented copies per image (mirrored, jittered; default 3)")
     args = ap.parse_args(argv)
     settings = VisionSettings()
-    X, Y, _ = collect(args.folders, settings)
+    X, Y, _ = collect(args.folders, settings, augment=args.augment)
     if len(X) == 0:
         print("no cells collected", file=sys.stderr)
         return 1
     models = train(X, Y)
     with open(args.out, "w", encoding="utf-8") as f:
         json.dump({"trained_on": [os.path.basename(os.path.normpath(d)) for d in args.folders],
-                   "cells": int(len(X)), "models": models}, f, indent=1)
+                   "cells": int(len(X)), "augment": args.augment, "models": models}, f, indent=1)
     for name in MODEL_NAMES:
         print(f"{name:9s} separation {models[name].get('separation', 0):.2f}")
     print(f"wrote {args.out} from {len(X)} cells")

@@ -1,0 +1,187 @@
+"""Learned-classifier inputs: an upright image crop of every cell, described by HOG and colour.
+
+For each cell a window is cut around the cell centre, its vertical axis along the
+projected vertical of the board plane (``LocalView``'s up direction; image-up when the
+camera looks straight down), sized in units of the cell pitch as seen across the view
+(the larger singular value of the homography's Jacobian, so a piece's image height
+in the crop depends on the tilt only, not on the distance). The window spans
+``CROP_SPAN`` pitches across and ``CROP_BELOW`` .. ``CROP_ABOVE`` pitches along the
+vertical and is resampled to ``CROP_W`` x ``CROP_H`` pixels.
+
+Features per cell (names ``crop_*``, appended to ``vision.features.FEATURE_NAMES``):
+
+- HOG of the grey crop (own NumPy implementation; OpenCV 5 has no HOGDescriptor) (shape: silhouette height, square corners, cup rim);
+- the crop's lightness on a coarse grid, relative to the median and spread of the same
+  grid over this board's 16 cells (an empty cell looks like the board's typical cell; a
+  dark piece is darker than the board's other pieces);
+- Lab colour of the piece's body (the crop's lower middle), relative to the board's
+  median and as a z-score among the 16 cells, so "dark" means the darker of this
+  set's colours whatever the set.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+CROP_W, CROP_H = 32, 64
+CROP_SPAN = 1.3       # pitches across (pieces stand up to 0.3 pitch off centre)
+CROP_BELOW = 0.5      # pitches below the cell centre (towards the camera)
+CROP_ABOVE = 2.0      # pitches above it (tall pieces reach ~1.1 pitch)
+GRID_W, GRID_H = 4, 8  # coarse lightness grid
+
+CELL = 8   # HOG cell size in crop pixels
+BINS = 9   # unsigned orientation bins
+_NCX, _NCY = CROP_W // CELL, CROP_H // CELL
+N_HOG = (_NCX - 1) * (_NCY - 1) * 4 * BINS
+
+
+def hog(grey: np.ndarray) -> np.ndarray:
+    """Histograms of oriented gradients of ``(N, CROP_H, CROP_W)`` crops: unsigned
+    orientation in ``BINS`` bins (linear vote between the two nearest), per ``CELL`` x
+    ``CELL`` cell, L2-Hys normalised over 2x2-cell blocks. Returns ``(N, N_HOG)``."""
+    g = grey.astype(np.float32)
+    gx = np.zeros_like(g)
+    gy = np.zeros_like(g)
+    gx[:, :, 1:-1] = g[:, :, 2:] - g[:, :, :-2]
+    gy[:, 1:-1, :] = g[:, 2:, :] - g[:, :-2, :]
+    mag = np.hypot(gx, gy)
+    ang = np.mod(np.arctan2(gy, gx), np.pi) * (BINS / np.pi) - 0.5
+    lo = np.floor(ang).astype(int)
+    w_hi = ang - lo
+    n = len(g)
+    hist = np.zeros((n, CROP_H, CROP_W, BINS), np.float32)
+    idx = np.indices(g.shape)
+    np.add.at(hist, (idx[0], idx[1], idx[2], lo % BINS), mag * (1 - w_hi))
+    np.add.at(hist, (idx[0], idx[1], idx[2], (lo + 1) % BINS), mag * w_hi)
+    cells = hist.reshape(n, _NCY, CELL, _NCX, CELL, BINS).sum((2, 4))  # (n, cy, cx, B)
+    blocks = np.concatenate([cells[:, :-1, :-1], cells[:, 1:, :-1], cells[:, :-1, 1:], cells[:, 1:, 1:]], -1)
+    blocks = blocks / np.sqrt((blocks ** 2).sum(-1, keepdims=True) + 1e-3)
+    blocks = np.minimum(blocks, 0.2)
+    blocks = blocks / np.sqrt((blocks ** 2).sum(-1, keepdims=True) + 1e-3)
+    return blocks.reshape(n, -1)
+
+
+BODY_NAMES = ["L_rel", "a_rel", "b_rel", "L_z", "a_z", "b_z", "L_rank", "top_L_rel", "top_L_z"]
+CROP_FEATURE_NAMES = (
+    [f"crop_hog{i}" for i in range(N_HOG)]
+    + [f"crop_L{i}" for i in range(GRID_W * GRID_H)]
+    + [f"crop_Lz{i}" for i in range(GRID_W * GRID_H)]
+    + [f"crop_{n}" for n in BODY_NAMES]
+)
+
+
+def crop_frames(H: np.ndarray, centres: np.ndarray, up: np.ndarray) -> list[np.ndarray]:
+    """Per cell the 2x3 affine map from crop pixels to image pixels.
+
+    ``centres`` (16, 2) image points of the cell centres, ``up`` (16, 2) image directions
+    of the vertical (any length; zero -> image up). The scale is the cell pitch along
+    the view's least foreshortened direction."""
+    from vision.geometry import apply_homography, cell_grid
+
+    g = cell_grid()
+    e = 1e-3
+    p0 = apply_homography(H, g)
+    dx = (apply_homography(H, g + [e, 0]) - p0) / e
+    dy = (apply_homography(H, g + [0, e]) - p0) / e
+    J = np.stack([dx, dy], -1)
+    s1 = np.linalg.svd(J, compute_uv=False)[:, 0] * 0.25  # pixels per pitch
+    out = []
+    for k in range(16):
+        u = np.asarray(up[k], float)
+        n = np.hypot(*u)
+        u = u / n if n > 1e-6 else np.array([0.0, -1.0])
+        r = np.array([-u[1], u[0]])  # right of up (image x when up = -y)
+        if r[0] < 0:
+            r = -r
+        # crop x in [0, W): -span/2 .. span/2 pitches; crop y in [0, H): above .. -below
+        sx = CROP_SPAN * s1[k] / CROP_W
+        sy = (CROP_ABOVE + CROP_BELOW) * s1[k] / CROP_H
+        origin = centres[k] - r * (CROP_SPAN / 2) * s1[k] + u * CROP_ABOVE * s1[k]
+        A = np.c_[r * sx, -u * sy, origin]
+        out.append(A)
+    return out
+
+
+def vertical_directions(H: np.ndarray, image_shape, focal: float = 0.75) -> np.ndarray:
+    """``(16, 2)`` unit image directions of the vertical (up from the board) at each cell.
+
+    The pose is decomposed from ``H`` with a guessed camera (focal length ``focal`` x the
+    image width, principal point at the centre): ``H ~ K [r1 r2 t]``, the board normal
+    ``r3 = r1 x r2`` turned towards the camera, and a short vertical segment at each cell
+    projected. Near a top-down view pieces then lean away from the principal point, as
+    they do in the picture; the guess of the focal length matters little for the
+    direction."""
+    from vision.geometry import apply_homography, cell_grid
+
+    h, w = image_shape[:2]
+    f = focal * w
+    K = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1.0]])
+    B = np.linalg.solve(K, H)
+    lam = 2.0 / (np.linalg.norm(B[:, 0]) + np.linalg.norm(B[:, 1]))
+    if B[2, 2] * lam < 0:
+        lam = -lam
+    r1, r2, t = B[:, 0] * lam, B[:, 1] * lam, B[:, 2] * lam
+    r3 = np.cross(r1, r2)
+    r3 /= np.linalg.norm(r3) + 1e-12
+    if np.dot(r3, t) > 0:
+        r3 = -r3
+    g = cell_grid()
+    P = r1[None] * g[:, :1] + r2[None] * g[:, 1:2] + t[None]  # (16, 3) camera coordinates
+    Q = P + 0.05 * r3[None]
+    p0 = apply_homography(H, g)
+    q = (K @ Q.T).T
+    q = q[:, :2] / q[:, 2:3]
+    pp = (K @ P.T).T
+    pp = pp[:, :2] / pp[:, 2:3]
+    d = q - pp
+    n = np.hypot(d[:, 0], d[:, 1])
+    out = np.where(n[:, None] > 1e-9, d / np.maximum(n, 1e-9)[:, None], np.array([0.0, -1.0]))
+    # a pure top-down view at the principal point: fall back to image up
+    small = n < 1e-3 * np.linalg.norm(p0[0] - p0[15])
+    out[small] = [0.0, -1.0]
+    return out
+
+
+def cell_crops(image: np.ndarray, H: np.ndarray, up: np.ndarray, centres: np.ndarray | None = None) -> np.ndarray:
+    """``(16, CROP_H, CROP_W, 3)`` uint8 BGR upright crops of the cells."""
+    from vision.geometry import apply_homography, cell_grid
+
+    if centres is None:
+        centres = apply_homography(H, cell_grid())
+    crops = np.empty((16, CROP_H, CROP_W, 3), np.uint8)
+    for k, A in enumerate(crop_frames(H, centres, up)):
+        # dst(x, y) = src(A @ [x, y, 1]); WARP_INVERSE_MAP takes the dst -> src map
+        crops[k] = cv2.warpAffine(image, A, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                  borderMode=cv2.BORDER_REPLICATE)
+    return crops
+
+
+def crop_features(crops: np.ndarray) -> np.ndarray:
+    """``(16, CROP_H, CROP_W, 3)`` crops of one board -> ``(16, len(CROP_FEATURE_NAMES))``."""
+    n = len(crops)
+    grey = np.stack([cv2.cvtColor(c, cv2.COLOR_BGR2GRAY) for c in crops])
+    H_ = hog(grey)
+    lab = cv2.cvtColor(crops.reshape(-1, CROP_W, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(crops.shape)
+    L = lab[..., 0]
+    grid = L.reshape(n, GRID_H, CROP_H // GRID_H, GRID_W, CROP_W // GRID_W).mean((2, 4)).reshape(n, -1)
+    med = np.median(grid, 0)
+    spread = max(float(np.percentile(L, 95) - np.percentile(L, 5)), 10.0)
+    L_rel = (grid - med) / spread
+    sd = grid.std(0) + 0.05 * spread
+    L_z = (grid - grid.mean(0)) / sd
+    # the piece's body: middle third across, from the cell centre up ~0.6 pitch
+    y_c = int(round(CROP_ABOVE / (CROP_ABOVE + CROP_BELOW) * CROP_H))
+    y_b = int(round((CROP_ABOVE - 0.6) / (CROP_ABOVE + CROP_BELOW) * CROP_H))
+    body = np.median(lab[:, y_b:y_c, CROP_W // 3: 2 * CROP_W // 3].reshape(n, -1, 3), axis=1)
+    y_t = int(round((CROP_ABOVE - 1.3) / (CROP_ABOVE + CROP_BELOW) * CROP_H))
+    top = np.median(lab[:, y_t:y_b, CROP_W // 3: 2 * CROP_W // 3, 0].reshape(n, -1), axis=1)
+    bmed = np.median(body, 0)
+    body_rel = (body - bmed) / np.array([spread, 20.0, 20.0])
+    body_z = (body - body.mean(0)) / (body.std(0) + np.array([2.0, 1.0, 1.0]))
+    rank = (np.argsort(np.argsort(body[:, 0])) + 0.5) / n
+    top_rel = (top - np.median(top)) / spread
+    top_z = (top - top.mean()) / (top.std() + 2.0)
+    extra = np.c_[body_rel, body_z, rank, top_rel, top_z]
+    out = np.hstack([H_, L_rel, L_z, extra])
+    return np.nan_to_num(out.astype(np.float64), nan=0.0, posinf=0.0, neginf=0.0)
