@@ -40,7 +40,7 @@ TOLERANCE_PITCH = 0.25
 def truth_files(folders: list[str]) -> list[str]:
     out = []
     for f in folders:
-        here = sorted(glob.glob(os.path.join(f, "[0-9]*.json")) + glob.glob(os.path.join(f, "*", "[0-9]*.json")))
+        here = sorted(glob.glob(os.path.join(f, "*.json")) + glob.glob(os.path.join(f, "*", "*.json")))
         out += [p for p in here if not p.endswith("dataset.json")]
     return out
 

@@ -99,3 +99,26 @@ class Pose:
     def tilt_deg(self) -> float:
         """Angle between the camera's optical axis and the board's normal (0 = straight down)."""
         return float(np.degrees(np.arccos(abs(self.R[2, 2]))))
+
+
+def square_view_error(H: np.ndarray, size: tuple[int, int], focal_factors=(0.5, 0.7, 1.0, 1.4, 2.0, 2.8, 4.0)) -> float:
+    """How far ``H`` (board unit square -> image) is from any view of a square by a
+    pinhole camera with square pixels, the principal point at the image centre and a
+    focal length of ``focal_factors`` times the longer image side: the smallest, over
+    those focal lengths, of the larger of |cos| of the angle between the board's two
+    axes seen in 3-D and |log| of their length ratio (0 for a true square view). A grid
+    squeezed onto a line, or a sheared one, is far from every square view."""
+    w, h = size
+    T = np.array([[1, 0, -w / 2], [0, 1, -h / 2], [0, 0, 1]], float)
+    Hc = T @ H
+    best = np.inf
+    for k in focal_factors:
+        f = k * max(w, h)
+        r1 = Hc[:, 0] * [1 / f, 1 / f, 1.0]
+        r2 = Hc[:, 1] * [1 / f, 1 / f, 1.0]
+        n1, n2 = np.linalg.norm(r1), np.linalg.norm(r2)
+        if n1 <= 0 or n2 <= 0 or not np.isfinite(n1 + n2):
+            continue
+        err = max(abs(float(r1 @ r2)) / (n1 * n2), abs(float(np.log(n1 / n2))))
+        best = min(best, err)
+    return float(best)

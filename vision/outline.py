@@ -13,7 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.geometry import apply_homography, cell_grid
+from vision.geometry import apply_homography, cell_grid, square_view_error
 from vision.lattice import outline_support_batch
 
 
@@ -307,8 +307,11 @@ def fit_outline(gray: np.ndarray, blobs: np.ndarray, gradient, settings, bgr: np
     scales = np.arange(settings.min_grid_scale, settings.max_grid_scale + 1e-9, settings.grid_scale_step)
     src = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
     cands = []
+    size = (gray.shape[1], gray.shape[0])
     for qi, q in enumerate(quads):
         Hq = cv2.getPerspectiveTransform(src, q.astype(np.float32)).astype(np.float64)
+        if square_view_error(Hq, size) > settings.max_square_error:
+            continue  # the board is square: this outline is no view of one
         Hs = np.array([Hq @ _grid_transform(sc, angle) for angle in settings.grid_angles for sc in scales])
         g_q = (gradient[0], gradient[1], region_scale(gradient, q))
         for radius in settings.cell_radii:
@@ -330,6 +333,8 @@ def fit_outline(gray: np.ndarray, blobs: np.ndarray, gradient, settings, bgr: np
     best = None
     for s0, H0, radius, g_q, _ in starts:
         H, _ = _refine(H0, radius, g_q, settings)
+        if square_view_error(H, size) > settings.max_square_error:
+            continue  # the refined grid is no view of a square (squeezed, sheared)
         s = board_support(H, radius, gradient)
         score = s * min(peak_ratio_at(H, radius, gradient, s), settings.peak_cap)
         if best is None or score > best[0]:

@@ -86,6 +86,7 @@ class Recognizer:
         # candidates: (support, H, method); every board homography is polished by the
         # cell-outline evidence, which is sharper than blob centres (recesses, checkers)
         cands = []
+        lattice_evidence = 0.0  # support x peak ratio (capped), as the outline search ranks
         precise = fit is not None and fit.inside >= st.outline.trigger_cells and fit.rms <= st.lattice.precise_rms
         if fit is not None:
             if precise:
@@ -97,6 +98,7 @@ class Recognizer:
                 details["lattice_peak"] = round(peak_ratio(H_l, r_l, gradient), 2)
             if precise or details["lattice_peak"] >= st.lattice.min_peak:
                 cands.append((s_l, H_l, "lattice"))
+                lattice_evidence = s_l if precise else s_l * min(details["lattice_peak"], st.outline.peak_cap)
         if (not cands or fit.inside < st.outline.trigger_cells or cands[0][0] < st.outline.trigger_support):
             # most cells hidden (a full board), none seen, or a doubtful lattice: try
             # the board's outline and keep whichever explains the cells better (also when
@@ -108,7 +110,10 @@ class Recognizer:
                 peak = peak_ratio(out[0], out[2], gradient)
                 details.update(outline_support=round(out[1], 3), outline_peak=round(peak, 2))
                 credible = peak >= st.outline.min_peak and out[1] * peak >= st.outline.min_evidence
-                if credible and (not cands or out[1] > cands[0][0] + st.outline.prefer_lattice_by):
+                # a sharp lattice is not replaced by a flatter outline grid with a little
+                # more support (a printed card beside the board)
+                evidence = out[1] * min(peak, st.outline.peak_cap)
+                if credible and (not cands or evidence > lattice_evidence + st.outline.prefer_lattice_by):
                     cands = [(out[1], out[0], "outline")]
         if not cands and not cut_off and st.lattice.retry_hypotheses > st.lattice.max_hypotheses:
             # a hard frame (clutter, a low view): search the lattice harder before giving up

@@ -211,6 +211,9 @@ class OutlineSettings:
     #: ``peak_cap``; see ``min_peak``)
     refine_quads: int = 4
     peak_cap: float = 3.0
+    #: a grid must be a view of a square: ``vision.geometry.square_view_error`` at
+    #: most this (true boards in the training renders: <= 0.09)
+    max_square_error: float = 0.2
     #: ... or when the lattice's mean outline support per cell is below this
     trigger_support: float = 0.55
     #: a board found this way needs its outline evidence to peak sharply where the grid
