@@ -22,7 +22,7 @@ from vision.assign import assign_pieces, piece_log_likelihood
 from vision.attributes import models_from_dict, predict_proba
 from vision.cells import find_blobs
 from vision.features import features_from_work
-from vision.geometry import apply_homography, cell_grid
+from vision.geometry import apply_homography, cell_grid, square_view_error
 from vision.image import to_bgr8, too_dark, too_small, working_scale
 from vision.lattice import fit_lattice, image_gradient, match_cells, orient
 from vision.outline import board_quads, centre_on_board, cut_off_by_outline, fit_outline, peak_ratio, refine_board
@@ -96,7 +96,8 @@ class Recognizer:
                 H_l, s_l, r_l = refine_board(fit.H, gradient, st.outline)
                 details["lattice_support"] = round(s_l, 3)
                 details["lattice_peak"] = round(peak_ratio(H_l, r_l, gradient), 2)
-            if precise or details["lattice_peak"] >= st.lattice.min_peak:
+            square = square_view_error(H_l, (gray.shape[1], gray.shape[0])) <= st.outline.max_square_error
+            if square and (precise or details["lattice_peak"] >= st.lattice.min_peak):
                 cands.append((s_l, H_l, "lattice"))
                 lattice_evidence = s_l if precise else s_l * min(details["lattice_peak"], st.outline.peak_cap)
         if (not cands or fit.inside < st.outline.trigger_cells or cands[0][0] < st.outline.trigger_support):
@@ -124,7 +125,8 @@ class Recognizer:
                 cut_off, fit = True, None
             if fit is not None:
                 H_l, s_l, r_l = refine_board(fit.H, gradient, st.outline)
-                if peak_ratio(H_l, r_l, gradient) >= st.lattice.min_peak:
+                if peak_ratio(H_l, r_l, gradient) >= st.lattice.min_peak and \
+                        square_view_error(H_l, (gray.shape[1], gray.shape[0])) <= st.outline.max_square_error:
                     cands.append((s_l, H_l, "lattice"))
                 details.update(lattice_support=round(s_l, 3), cells_seen=fit.inside, retried=True)
         if not cands:

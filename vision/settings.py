@@ -212,7 +212,9 @@ class OutlineSettings:
     refine_quads: int = 4
     peak_cap: float = 3.0
     #: a grid must be a view of a square: ``vision.geometry.square_view_error`` at
-    #: most this (true boards in the training renders: <= 0.09)
+    #: most this (true boards in the training renders: <= 0.09; boards found right
+    #: on them: <= 0.11; the drawn test board without perspective: 0.16); applies to
+    #: lattices too
     max_square_error: float = 0.2
     #: ... or when the lattice's mean outline support per cell is below this
     trigger_support: float = 0.55
