@@ -103,3 +103,17 @@ def test_rendered_board_running_out_of_the_picture_is_reported_cut_off():
     # reaching the image border gives it away
     r = Recognizer().find_board(cv2.imread(CUT_OFF_RENDER))
     assert not r and r.reason == CUT_OFF
+
+
+def test_a_board_is_a_square_seen_in_perspective():
+    from vision.geometry import cell_grid, square_view_error
+
+    img, truth = drawn_board("rings", tilt=0.4, seed=7)
+    H, _ = cv2.findHomography(cell_grid(), truth, 0)
+    assert square_view_error(H, (img.shape[1], img.shape[0])) < 0.15
+    # the same cells squeezed onto a thin sliver (a grid laid along a box's edge) are no
+    # view of a square board
+    sliver = truth.copy()
+    sliver[:, 0] = truth[:, 0].mean() + 0.05 * (truth[:, 0] - truth[:, 0].mean())
+    Hs, _ = cv2.findHomography(cell_grid(), sliver, 0)
+    assert square_view_error(Hs, (img.shape[1], img.shape[0])) > 0.5
