@@ -10,7 +10,9 @@ vertical and is resampled to ``CROP_W`` x ``CROP_H`` pixels.
 
 Features per cell (names ``crop_*``, appended to ``vision.features.FEATURE_NAMES``):
 
-- HOG of the grey crop (own NumPy implementation; OpenCV 5 has no HOGDescriptor) (shape: silhouette height, square corners, cup rim);
+- HOG of the grey crop (own NumPy implementation; OpenCV 5 has no HOGDescriptor), as
+  is and relative to the median over this board's 16 cells (the board's pattern and
+  the set's typical piece cancel out); (shape: silhouette height, square corners, cup rim);
 - the crop's lightness on a coarse grid, relative to the median and spread of the same
   grid over this board's 16 cells (an empty cell looks like the board's typical cell; a
   dark piece is darker than the board's other pieces);
@@ -65,6 +67,7 @@ def hog(grey: np.ndarray) -> np.ndarray:
 BODY_NAMES = ["L_rel", "a_rel", "b_rel", "L_z", "a_z", "b_z", "L_rank", "top_L_rel", "top_L_z"]
 CROP_FEATURE_NAMES = (
     [f"crop_hog{i}" for i in range(N_HOG)]
+    + [f"crop_hogrel{i}" for i in range(N_HOG)]
     + [f"crop_L{i}" for i in range(GRID_W * GRID_H)]
     + [f"crop_Lz{i}" for i in range(GRID_W * GRID_H)]
     + [f"crop_{n}" for n in BODY_NAMES]
@@ -183,5 +186,5 @@ def crop_features(crops: np.ndarray) -> np.ndarray:
     top_rel = (top - np.median(top)) / spread
     top_z = (top - top.mean()) / (top.std() + 2.0)
     extra = np.c_[body_rel, body_z, rank, top_rel, top_z]
-    out = np.hstack([H_, L_rel, L_z, extra])
+    out = np.hstack([H_, H_ - np.median(H_, 0), L_rel, L_z, extra])
     return np.nan_to_num(out.astype(np.float64), nan=0.0, posinf=0.0, neginf=0.0)

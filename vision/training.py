@@ -5,7 +5,7 @@
 For every image with a board, the homography is fitted to the true cell centres; the
 features of every unhidden cell (hand-made measurements plus HOG and colour of upright
 cell crops, ``vision.crops``) and its true content train one logistic model per
-attribute (occupancy on all cells, the four attributes on occupied ones; C = 0.01 was
+attribute (occupancy on all cells, the four attributes on occupied ones; C = 0.003 was
 best in image-grouped cross-validation, ``bench/pieces_eval.py``). Only ever run this on training sets: the holdout sets measure what it learned.
 """
 
@@ -86,7 +86,7 @@ def collect(folders: list[str], settings: VisionSettings, progress=True, augment
     return np.array(X), np.array(Y), meta
 
 
-def train(X: np.ndarray, Y: np.ndarray, C: float = 0.01) -> dict:
+def train(X: np.ndarray, Y: np.ndarray, C: float = 0.003) -> dict:
     """Model dicts for ``VisionSettings.attributes`` from collected features/labels.
     With truth at hand every feature may help an attribute, so the default models use
     them all (calibration, with no labels, keeps to ``MODEL_FEATURES``)."""
