@@ -64,10 +64,25 @@ class AttributeModel:
     extra: dict = field(default_factory=dict)
 
     def predict_proba(self, X: np.ndarray, feature_names) -> np.ndarray:
-        idx = [list(feature_names).index(f) for f in self.features]
+        idx = self._columns(feature_names)
         z = (np.asarray(X, float)[:, idx] - np.asarray(self.mean)) / np.asarray(self.scale)
         s = z @ np.asarray(self.coef) + self.intercept
         return 1.0 / (1.0 + np.exp(-np.clip(s, -40, 40)))
+
+    def _columns(self, feature_names) -> list[int]:
+        """Column of each of the model's features in ``feature_names`` (cached: models
+        on crop features have over a thousand)."""
+        key = tuple(feature_names)
+        cache = getattr(self, "_col_cache", None)
+        if cache is None or cache[0] != key:
+            pos = {n: i for i, n in enumerate(key)}
+            try:
+                cols = [pos[f] for f in self.features]
+            except KeyError as e:
+                raise ModelError(f"model {self.name!r} uses unknown feature {e.args[0]!r}") from None
+            cache = (key, cols)
+            self._col_cache = cache
+        return cache[1]
 
     def to_dict(self) -> dict:
         d = {
