@@ -13,6 +13,8 @@ Features per cell (names ``crop_*``, appended to ``vision.features.FEATURE_NAMES
 - HOG of the grey crop (own NumPy implementation; OpenCV 5 has no HOGDescriptor), as
   is and relative to the median over this board's 16 cells (the board's pattern and
   the set's typical piece cancel out); (shape: silhouette height, square corners, cup rim);
+- HOG of a top-down patch of the cell rectified by the homography (the top face's
+  outline and cup), as is and relative to the board's median cell;
 - the crop's lightness on a coarse grid, relative to the median and spread of the same
   grid over this board's 16 cells (an empty cell looks like the board's typical cell; a
   dark piece is darker than the board's other pieces);
@@ -36,6 +38,9 @@ CELL = 8   # HOG cell size in crop pixels
 BINS = 9   # unsigned orientation bins
 _NCX, _NCY = CROP_W // CELL, CROP_H // CELL
 N_HOG = (_NCX - 1) * (_NCY - 1) * 4 * BINS
+TOP_PX = 24           # top-down patch size (pixels)
+TOP_SPAN = 1.2        # pitches across the top-down patch
+N_TOP = (TOP_PX // CELL - 1) ** 2 * 4 * BINS
 
 
 def hog(grey: np.ndarray) -> np.ndarray:
@@ -47,16 +52,16 @@ def hog(grey: np.ndarray) -> np.ndarray:
     gy = np.zeros_like(g)
     gx[:, :, 1:-1] = g[:, :, 2:] - g[:, :, :-2]
     gy[:, 1:-1, :] = g[:, 2:, :] - g[:, :-2, :]
+    n, h, w = g.shape
     mag = np.hypot(gx, gy)
     ang = np.mod(np.arctan2(gy, gx), np.pi) * (BINS / np.pi) - 0.5
     lo = np.floor(ang).astype(int)
     w_hi = ang - lo
-    n = len(g)
-    hist = np.zeros((n, CROP_H, CROP_W, BINS), np.float32)
+    hist = np.zeros((n, h, w, BINS), np.float32)
     idx = np.indices(g.shape)
     np.add.at(hist, (idx[0], idx[1], idx[2], lo % BINS), mag * (1 - w_hi))
     np.add.at(hist, (idx[0], idx[1], idx[2], (lo + 1) % BINS), mag * w_hi)
-    cells = hist.reshape(n, _NCY, CELL, _NCX, CELL, BINS).sum((2, 4))  # (n, cy, cx, B)
+    cells = hist.reshape(n, h // CELL, CELL, w // CELL, CELL, BINS).sum((2, 4))  # (n, cy, cx, B)
     blocks = np.concatenate([cells[:, :-1, :-1], cells[:, 1:, :-1], cells[:, :-1, 1:], cells[:, 1:, 1:]], -1)
     blocks = blocks / np.sqrt((blocks ** 2).sum(-1, keepdims=True) + 1e-3)
     blocks = np.minimum(blocks, 0.2)
@@ -68,6 +73,8 @@ BODY_NAMES = ["L_rel", "a_rel", "b_rel", "L_z", "a_z", "b_z", "L_rank", "top_L_r
 CROP_FEATURE_NAMES = (
     [f"crop_hog{i}" for i in range(N_HOG)]
     + [f"crop_hogrel{i}" for i in range(N_HOG)]
+    + [f"crop_top{i}" for i in range(N_TOP)]
+    + [f"crop_toprel{i}" for i in range(N_TOP)]
     + [f"crop_L{i}" for i in range(GRID_W * GRID_H)]
     + [f"crop_Lz{i}" for i in range(GRID_W * GRID_H)]
     + [f"crop_{n}" for n in BODY_NAMES]
@@ -160,8 +167,26 @@ def cell_crops(image: np.ndarray, H: np.ndarray, up: np.ndarray, centres: np.nda
     return crops
 
 
-def crop_features(crops: np.ndarray) -> np.ndarray:
-    """``(16, CROP_H, CROP_W, 3)`` crops of one board -> ``(16, len(CROP_FEATURE_NAMES))``."""
+def top_down_patches(image: np.ndarray, H: np.ndarray) -> np.ndarray:
+    """``(16, TOP_PX, TOP_PX)`` grey patches of the board plane around each cell seen from
+    above (rectified by ``H``): the top face's outline (square / round) and cup."""
+    from vision.geometry import cell_grid
+
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    half = TOP_SPAN / 2 * 0.25
+    out = np.empty((16, TOP_PX, TOP_PX), np.uint8)
+    for k, (cx, cy) in enumerate(cell_grid()):
+        # patch pixel (u, v) -> board (cx - half + u * step, cy - half + v * step) -> image
+        step = 2 * half / TOP_PX
+        A = np.array([[step, 0, cx - half], [0, step, cy - half], [0, 0, 1.0]])
+        out[k] = cv2.warpPerspective(grey, H @ A, (TOP_PX, TOP_PX), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                     borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def crop_features(crops: np.ndarray, top_down: np.ndarray | None = None) -> np.ndarray:
+    """``(16, CROP_H, CROP_W, 3)`` crops of one board (and ``(16, TOP_PX, TOP_PX)``
+    top-down patches, :func:`top_down_patches`) -> ``(16, len(CROP_FEATURE_NAMES))``."""
     n = len(crops)
     grey = np.stack([cv2.cvtColor(c, cv2.COLOR_BGR2GRAY) for c in crops])
     H_ = hog(grey)
@@ -186,5 +211,6 @@ def crop_features(crops: np.ndarray) -> np.ndarray:
     top_rel = (top - np.median(top)) / spread
     top_z = (top - top.mean()) / (top.std() + 2.0)
     extra = np.c_[body_rel, body_z, rank, top_rel, top_z]
-    out = np.hstack([H_, H_ - np.median(H_, 0), L_rel, L_z, extra])
+    T = hog(top_down) if top_down is not None else np.zeros((n, N_TOP))
+    out = np.hstack([H_, H_ - np.median(H_, 0), T, T - np.median(T, 0), L_rel, L_z, extra])
     return np.nan_to_num(out.astype(np.float64), nan=0.0, posinf=0.0, neginf=0.0)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.crops import CROP_FEATURE_NAMES, cell_crops, crop_features, vertical_directions
+from vision.crops import CROP_FEATURE_NAMES, cell_crops, crop_features, top_down_patches, vertical_directions
 from vision.geometry import PITCH, apply_homography, cell_grid
 from vision.lattice import sample
 
@@ -413,5 +413,5 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     for name, v in cols.items():
         out[:, FEATURE_INDEX[name]] = v
     k0 = FEATURE_INDEX[CROP_FEATURE_NAMES[0]]
-    out[:, k0:] = crop_features(cell_crops(work, H, vertical_directions(H, work.shape)))
+    out[:, k0:] = crop_features(cell_crops(work, H, vertical_directions(H, work.shape)), top_down_patches(work, H))
     return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)
