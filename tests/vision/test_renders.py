@@ -57,8 +57,6 @@ def test_images_without_a_board_give_no_board(rows):
     assert all(not r["board_found"] for r in _negatives(rows, "no-board"))
 
 
-@pytest.mark.xfail(reason="known limitation: a lattice inside the visible half of a cut-off board "
-                          "can pass for a whole board (see docs/vision.md)", strict=False)
 def test_boards_cut_off_at_the_edge_give_no_board(rows):
     cut = _negatives(rows, "board-cut-off")
     if not cut:
