@@ -197,9 +197,15 @@ class Position:
     def is_legal(self, move: Move, variant: Variant = CLASSIC) -> bool:
         return self.illegal_reason(move, variant) is None
 
-    def illegal_reason(self, move: Move, variant: Variant = CLASSIC) -> str | None:
-        """Why ``move`` cannot be played here, or ``None`` when it can."""
-        if self.is_won(variant):
+    def illegal_reason(self, move: Move, variant: Variant = CLASSIC, unclaimed: bool = False) -> str | None:
+        """Why ``move`` cannot be played here, or ``None`` when it can.
+
+        By default a winning placement ends the game (it is claimed), as the solver
+        assumes. With ``unclaimed=True`` play may go on past a line nobody claimed, as at
+        a real table: the placer may still hand a piece over, and a line already standing
+        does not stop the game (a game record is checked this way).
+        """
+        if not unclaimed and self.is_won(variant):
             return "the game is already won"
         if self.hand is None:
             if move.place is not None:
@@ -209,15 +215,17 @@ class Position:
                 return f"piece {piece_symbol(self.hand)} in hand must be placed"
             if self.occupied >> move.place & 1:
                 return f"cell {cell_name(move.place)} is taken"
-        after_full = self.occupied | (0 if move.place is None else 1 << move.place)
-        ends = after_full == FULL
-        if move.place is not None and not ends:
+        full = (self.occupied | (0 if move.place is None else 1 << move.place)) == FULL
+        completes = False
+        if move.place is not None:
             self._put(move.place, self.hand)
-            ends = self.is_won(variant)
+            completes = any(g >> move.place & 1 for g, _ in self.winning_groups(variant))
             self._take(move.place)
         if move.give is None:
-            return None if ends else "a piece must be handed over"
-        if ends:
+            return None if full or completes else "a piece must be handed over"
+        if full:
+            return "the board is full; nothing is handed over"
+        if completes and not unclaimed:
             return "the game ends with this placement; nothing is handed over"
         if move.give == self.hand or move.give in self.on_board():
             return f"piece {piece_symbol(move.give)} is not available"

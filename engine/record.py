@@ -42,9 +42,11 @@ class GameRecord:
         return pos
 
     def append(self, move: Move) -> None:
-        """Add ``move`` after checking it is legal; raise :class:`PositionError` if not."""
+        """Add ``move`` after checking it is legal; raise :class:`PositionError` if not.
+
+        A record holds the game as played: it may go on past a line nobody claimed."""
         pos = self.position()
-        reason = pos.illegal_reason(move, self.variant)
+        reason = pos.illegal_reason(move, self.variant, unclaimed=True)
         if reason:
             raise PositionError(f"illegal move {str(move)!r} in {str(pos)!r}: {reason}")
         self.moves.append(move)

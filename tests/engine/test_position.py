@@ -82,3 +82,23 @@ def test_record_rejects_illegal_move_with_line_number(tmp_path):
     path.write_text("quarto-assist game 1\nvariant classic\n-:3\na1:3\n")
     with pytest.raises(RecordError, match=r"bad.txt:4: illegal move 'a1:3'"):
         GameRecord.load(str(path))
+
+
+def test_record_goes_on_past_a_line_nobody_claimed():
+    # pieces 0, 2, 4 are short; placing 6 (short) on d1 completes row 1
+    rec = GameRecord(start="024./..../..../.... 6")
+    rec.append(Move.parse("d1:1"))  # nobody claims: the placer hands 1 over
+    rec.append(Move.parse("a2:3"))  # play goes on with the dead line standing
+    assert str(rec.position()) == "0246/1.../..../.... 3"
+    assert GameRecord.from_text(rec.to_text()).moves == rec.moves
+    # the claimed win ends the game: nothing may follow it
+    done = GameRecord(start="024./..../..../.... 6")
+    done.append(Move.parse("d1:-"))
+    with pytest.raises(PositionError, match="a piece must be handed over|no piece in hand"):
+        done.append(Move.parse("a2:3"))
+
+
+def test_solver_rules_still_end_the_game_at_a_line():
+    p = Position.parse("024./..../..../.... 6")
+    assert "nothing is handed over" in p.illegal_reason(Move.parse("d1:1"))
+    assert p.illegal_reason(Move.parse("d1:1"), unclaimed=True) is None
