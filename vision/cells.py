@@ -75,11 +75,8 @@ def _as_blob(cnt, min_area, max_area, settings):
     if bw * bh < min_area or bw * bh > 2.5 * max_area:
         return None
     (cx, cy), (a1, a2), ang = cv2.fitEllipse(cnt)
-    major, minor = max(a1, a2), min(a1, a2)
-    if minor <= 0 or minor / major < settings.min_axis_ratio:
-        return None
-    e_area = np.pi / 4 * major * minor
-    if not (min_area <= e_area <= max_area):
+    e_area = _ellipse_area_if_cell_sized(a1, a2, min_area, max_area, settings)
+    if e_area is None:
         return None
     area = cv2.contourArea(cnt)
     hull_area = cv2.contourArea(cv2.convexHull(cnt))
@@ -93,15 +90,22 @@ def _as_blob(cnt, min_area, max_area, settings):
         if fit is None:
             return None
         (cx, cy), (a1, a2), ang = fit
-        major, minor = max(a1, a2), min(a1, a2)
-        if minor <= 0 or minor / major < settings.min_axis_ratio:
-            return None
-        e_area = np.pi / 4 * major * minor
-        if not (min_area <= e_area <= max_area):
+        e_area = _ellipse_area_if_cell_sized(a1, a2, min_area, max_area, settings)
+        if e_area is None:
             return None
     if a2 > a1:  # make the angle that of the major axis
         ang = ang + 90.0
-    return (cx, cy, major, minor, ang % 180.0, e_area)
+    return (cx, cy, max(a1, a2), min(a1, a2), ang % 180.0, e_area)
+
+
+def _ellipse_area_if_cell_sized(a1, a2, min_area, max_area, settings):
+    """The area of an ellipse with axes ``a1``, ``a2`` (pixels) when it is round enough
+    and of a cell's size, else ``None``."""
+    major, minor = max(a1, a2), min(a1, a2)
+    if minor <= 0 or minor / major < settings.min_axis_ratio:
+        return None
+    e_area = np.pi / 4 * major * minor
+    return e_area if min_area <= e_area <= max_area else None
 
 
 def _radial(pts, centre, axes, angle_deg):
@@ -156,17 +160,12 @@ def _paired_arcs(fragments, min_area, max_area, settings) -> list[tuple]:
     for i, j in sorted(pairs):
         pts = np.concatenate([fragments[i], fragments[j]])
         (cx, cy), (a1, a2), ang = cv2.fitEllipse(pts)
-        major, minor = max(a1, a2), min(a1, a2)
-        if minor <= 0 or minor / major < settings.min_axis_ratio:
-            continue
-        e_area = np.pi / 4 * major * minor
-        if not (min_area <= e_area <= max_area):
-            continue
-        if not _is_arc(pts, (cx, cy), (a1, a2), ang, settings):
+        e_area = _ellipse_area_if_cell_sized(a1, a2, min_area, max_area, settings)
+        if e_area is None or not _is_arc(pts, (cx, cy), (a1, a2), ang, settings):
             continue
         if a2 > a1:
             ang = ang + 90.0
-        out.append((cx, cy, major, minor, ang % 180.0, e_area))
+        out.append((cx, cy, max(a1, a2), min(a1, a2), ang % 180.0, e_area))
     return out
 
 

@@ -68,9 +68,7 @@ class Recognizer:
         bgr = to_bgr8(frame, st.image)
         if too_small(bgr.shape, st.image):
             return _failed(f"{TOO_SMALL} ({bgr.shape[1]}x{bgr.shape[0]} pixels)", timings, bgr)
-        scale = working_scale(bgr.shape, st.image)
-        work = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else bgr
-        gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+        scale, work, gray = _working_image(bgr, st.image)
         t = _lap(timings, "prepare", t)
         if too_dark(gray, st.image):
             return _failed(TOO_DARK, timings, bgr)
@@ -214,9 +212,7 @@ class Recognizer:
         bgr = to_bgr8(frame, st.image)
         if previous.image_size is not None and tuple(previous.image_size) != (bgr.shape[1], bgr.shape[0]):
             return self.analyze(bgr)
-        scale = working_scale(bgr.shape, st.image)
-        work = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else bgr
-        gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+        scale, work, gray = _working_image(bgr, st.image)
         t = _lap(timings, "prepare", t)
         if too_dark(gray, st.image):
             return _failed(TOO_DARK, timings, bgr)
@@ -347,6 +343,14 @@ def _pitch_px(H: np.ndarray) -> np.ndarray:
     c = apply_homography(H, g + [0, 0.25])
     return 0.5 * (np.hypot(*(b - a).T) + np.hypot(*(c - a).T))
 
+
+
+def _working_image(bgr: np.ndarray, image_settings) -> tuple[float, np.ndarray, np.ndarray]:
+    """The working image (shrunk for speed): its scale to ``bgr``, colour ``(h, w, 3)`` and
+    grey ``(h, w)``, both uint8."""
+    scale = working_scale(bgr.shape, image_settings)
+    work = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else bgr
+    return scale, work, cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
 
 def _lap(timings: dict, name: str, t0: float) -> float:
     t = time.perf_counter()
