@@ -221,6 +221,19 @@ def _from_frame(W, e, mv):
     return c, q
 
 
+@njit(cache=True, inline="always")
+def _same_as_seen(W, seen, q):
+    """Whether piece ``q`` plays like a piece in ``seen`` (same value column in ``W``):
+    handing over either leads to the same search, so only one is tried."""
+    y = seen
+    while y:
+        r = _lowbit_index(y)
+        y &= y - 1
+        if W[VMC + r] == W[VMC + q]:
+            return True
+    return False
+
+
 @njit(cache=True)
 def _ordered_moves(W, e, hand, avail, occ, tt_cell, tt_piece):
     """Fill W[LIST + 768 * e:] with every (cell, safe piece) move, sorted so that the
@@ -297,14 +310,7 @@ def _ordered_moves(W, e, hand, avail, occ, tt_cell, tt_piece):
             q = _lowbit_index(rest)
             rest &= rest - 1
             if dedupe:
-                same = False
-                y = seen
-                while y:
-                    r = _lowbit_index(y)
-                    y &= y - 1
-                    if W[VMC + r] == W[VMC + q]:
-                        same = True
-                        break
+                same = _same_as_seen(W, seen, q)
                 seen |= 1 << q
                 if same:
                     continue
@@ -631,14 +637,7 @@ def negamax(W, TT, e, alpha, beta, hand, avail, occ, a0, a1, a2, a3, deadline):
                     rest &= rest - 1
                 step += 1
                 if dedupe:
-                    same = False
-                    y = seen
-                    while y:
-                        r = _lowbit_index(y)
-                        y &= y - 1
-                        if W[VMC + r] == W[VMC + q]:
-                            same = True
-                            break
+                    same = _same_as_seen(W, seen, q)
                     seen |= 1 << q
                     if same:
                         continue
