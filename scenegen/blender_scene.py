@@ -16,7 +16,7 @@ import numpy as np
 from mathutils import Matrix, Vector
 
 from . import textures
-from .catalog import BOARDS, PIECE_SETS
+from .catalog import BOARDS, piece_set_for
 
 
 def srgb_to_linear(c):
@@ -505,7 +505,7 @@ def build_board(spec):
 
 
 def piece_materials(spec):
-    ps = PIECE_SETS[spec["piece_set"]["id"]]
+    ps = piece_set_for(spec["piece_set"])
     seed = spec["piece_set"]["texture_seed"]
     if ps.material == "wood":
         light = wood_material("piece-light", ps.light_rgb, tuple(c * 0.8 for c in ps.light_rgb), seed, rough=0.45, coat=0.15)
@@ -520,7 +520,7 @@ def piece_materials(spec):
 
 
 def piece_meshes(spec):
-    ps = PIECE_SETS[spec["piece_set"]["id"]]
+    ps = piece_set_for(spec["piece_set"])
     out = {}
     for p in range(16):
         h = ps.tall_h if p & 1 else ps.short_h

@@ -96,6 +96,28 @@ DEFAULT_HOLDOUT_BOARDS = ("felt-circles",)
 DEFAULT_HOLDOUT_SETS = ("green-red", "maple-mahogany")
 
 
+def piece_set_for(spec_piece_set: dict) -> PieceSet:
+    """The piece set a scene spec's ``piece_set`` entry names.
+
+    ``{"id": <catalog id>, ...}`` is a catalog set; ``{"id": "procedural", "params":
+    {<every PieceSet field>}, ...}`` (``scenegen.procedural``) is described in full.
+    """
+    params = spec_piece_set.get("params")
+    if params is None:
+        sid = spec_piece_set.get("id")
+        if sid not in PIECE_SETS:
+            raise ValueError(f"unknown piece set: {sid!r} (known: {', '.join(PIECE_SETS)}, or 'procedural' with params)")
+        return PIECE_SETS[sid]
+    try:
+        p = dict(params, light_rgb=tuple(params["light_rgb"]), dark_rgb=tuple(params["dark_rgb"]))
+        ps = PieceSet(**p)
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"bad procedural piece set params {params!r}: {e}") from None
+    if not (0 < ps.hole_r < ps.width / 2 - ps.bevel and 0 < ps.hole_depth < ps.short_h < ps.tall_h):
+        raise ValueError(f"procedural piece set {ps.id!r} does not make solid pieces: {params!r}")
+    return ps
+
+
 def cell_grid_xy(board: Board, cell: int) -> tuple[float, float]:
     """Cell ``cell``'s centre in the board frame (m), board centre at the origin."""
     import math

@@ -49,11 +49,15 @@ def _ids(text: str | None, known: dict, what: str) -> list[str]:
 class Plan:
     """Which scene (split, board pool, piece-set pool) image ``i`` is."""
 
-    def __init__(self, seed, boards, sets, holdout_boards, holdout_sets, holdout_fraction, **sampler_kw):
+    def __init__(self, seed, boards, sets, holdout_boards, holdout_sets, holdout_fraction, procedural_sets=0.0,
+                 **sampler_kw):
         self.seed = seed
         train_boards = [b for b in boards if b not in holdout_boards] or list(boards)
         train_sets = [s for s in sets if s not in holdout_sets] or list(sets)
-        self.train = SceneSampler(train_boards, train_sets, **sampler_kw)
+        # procedural sets are for training only; they keep clear of the held-out sets' colours
+        avoid = sorted(set(DEFAULT_HOLDOUT_SETS) | set(holdout_sets))
+        self.train = SceneSampler(train_boards, train_sets, procedural_rate=procedural_sets, procedural_avoid=avoid,
+                                  **sampler_kw)
         self.holdout_fraction = holdout_fraction if (holdout_boards or holdout_sets) else 0.0
         self.holdout = {}
         if holdout_boards:
@@ -89,6 +93,11 @@ def quiet_stdout(log_path: str):
             os.close(saved)
 
 
+def _set_name(spec: dict) -> str:
+    p = spec["piece_set"].get("params")
+    return f"{p['light']}/{p['dark']} {p['material']}" if p else spec["piece_set"]["id"]
+
+
 def _fmt(sec: float) -> str:
     sec = int(sec)
     return f"{sec // 3600}h{sec // 60 % 60:02d}m" if sec >= 3600 else f"{sec // 60}m{sec % 60:02d}s"
@@ -109,6 +118,10 @@ def main(argv=None) -> int:
     ap.add_argument("--holdout-fraction", type=float, default=0.2, help="share of images in holdout/ (default 0.2)")
     ap.add_argument("--negative-rate", type=float, default=0.08, help="share of images with no board / board cut off")
     ap.add_argument("--hand-rate", type=float, default=0.3, help="share of images with a hand over the board")
+    ap.add_argument("--procedural-sets", type=float, default=0.0,
+                    help="share of train images whose piece set is drawn afresh (scenegen.procedural; default 0)")
+    ap.add_argument("--min-pieces", type=int, default=0,
+                    help="at least this many pieces on the board in every image with a board (default 0)")
     ap.add_argument("--samples", type=int, default=8, help="Cycles samples per pixel (denoised; default 8)")
     ap.add_argument("--render-scale", type=float, default=0.75, help="render size relative to the final frame (default 0.75)")
     ap.add_argument("--threads", type=int, default=2)
@@ -126,7 +139,8 @@ def main(argv=None) -> int:
         if args.count < 0:
             raise DatasetError(f"--count must be >= 0, got {args.count!r}")
         plan = Plan(args.seed, boards, sets, hb, hs, args.holdout_fraction, negative_rate=args.negative_rate,
-                    hand_rate=args.hand_rate, samples=args.samples, render_scale=args.render_scale)
+                    hand_rate=args.hand_rate, samples=args.samples, render_scale=args.render_scale,
+                    procedural_sets=args.procedural_sets, min_pieces=args.min_pieces)
     except ValueError as e:
         print(f"ERROR {e}", file=sys.stderr)
         return 2
@@ -135,6 +149,7 @@ def main(argv=None) -> int:
         os.makedirs(os.path.join(args.out, split), exist_ok=True)
     manifest = {"seed": args.seed, "boards": boards, "piece_sets": sets, "holdout_boards": hb, "holdout_sets": hs,
                 "holdout_fraction": plan.holdout_fraction, "negative_rate": args.negative_rate, "hand_rate": args.hand_rate,
+                "procedural_sets": args.procedural_sets, "min_pieces": args.min_pieces,
                 "samples": args.samples, "render_scale": args.render_scale, "width": 1280, "height": 720}
     with open(os.path.join(args.out, "dataset.json"), "w") as f:
         json.dump(manifest, f, indent=1)
@@ -165,7 +180,7 @@ def main(argv=None) -> int:
         pct = 100 * (n + 1) / max(len(indices), 1)
         bar = "#" * int(pct / 5) + "." * (20 - int(pct / 5))
         print(f"[{bar}] {n + 1}/{len(indices)} {pct:3.0f}%  {os.path.join(split, name)}.jpg {sec:5.1f} s  "
-              f"({spec['board']['id']}, {spec['piece_set']['id']})  ETA {_fmt(left * avg)}", file=sys.stderr, flush=True)
+              f"({spec['board']['id']}, {_set_name(spec)})  ETA {_fmt(left * avg)}", file=sys.stderr, flush=True)
     if done_times:
         print(f"rendered {len(done_times)} images in {_fmt(time.time() - t_start)}, "
               f"{sum(done_times) / len(done_times):.1f} s per image", file=sys.stderr)

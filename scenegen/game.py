@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from .catalog import BOARDS, PIECE_SETS
+from .catalog import BOARDS, PIECE_SETS, piece_set_for
 from .hand import hand_capsules
 from .sampling import SceneSampler, cell_world, piece_height
 from .script import missed_quarto_game
@@ -50,12 +50,12 @@ def video_spec(seed: int, board: str, piece_set: str) -> dict:
 def hand_for(spec: dict, cell: int, player: int, phase: str, piece: int | None) -> dict:
     """Hand of ``player`` (0: one side of the board, 1: the opposite side) at ``phase``
     ("approach", "placing", "leaving") over ``cell``; holds ``piece`` unless leaving."""
-    ps = PIECE_SETS[spec["piece_set"]["id"]]
+    ps = piece_set_for(spec["piece_set"])
     b = BOARDS[spec["board"]["id"]]
     x, y, z = cell_world(spec, cell)
     reach = spec["board"]["yaw_deg"] + 90 + 180 * player + spec["_reach_jitter"][player]
     u = np.array([math.cos(math.radians(reach)), math.sin(math.radians(reach)), 0.0])
-    h = piece_height(ps.id, piece) if piece is not None else ps.short_h
+    h = piece_height(ps, piece) if piece is not None else ps.short_h
     held = None
     if phase == "approach":
         base = np.array([x, y, z]) - u * 0.10 + np.array([0, 0, 0.10])
@@ -194,7 +194,7 @@ def game_truth(spec: dict, script, first_frame: dict, frames: int, fps: int, vid
     proj = lambda pts: cam.project(np.asarray(pts, float), c["K"], c["dist"], c["R"], c["t"])  # noqa: E731
     centers = proj([cell_world(spec, i) for i in range(16)])
     b = BOARDS[spec["board"]["id"]]
-    ps = PIECE_SETS[spec["piece_set"]["id"]]
+    ps = piece_set_for(spec["piece_set"])
     placements, lines, hands = [], [], []
     for k, sp in enumerate(script.placements):
         f_place = first_frame[f"m{k:02d}-placing"]

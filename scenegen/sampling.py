@@ -13,8 +13,9 @@ import random
 import numpy as np
 
 from . import camera as cam
-from .catalog import BOARDS, PIECE_SETS, cell_grid_xy
+from .catalog import BOARDS, DEFAULT_HOLDOUT_SETS, PIECE_SETS, PieceSet, cell_grid_xy, piece_set_for
 from .hand import hand_capsules
+from .procedural import draw_piece_set
 
 WIDTH, HEIGHT = 1280, 720
 
@@ -23,9 +24,8 @@ TABLE_KINDS = ("wood", "white-laminate", "dark-desk", "cloth-check", "cloth-plai
 CLUTTER_KINDS = ("mug", "book", "game-box", "pencil", "phone", "glass")
 
 
-def piece_height(piece_set, piece: int) -> float:
-    s = PIECE_SETS[piece_set]
-    return s.tall_h if piece & 1 else s.short_h
+def piece_height(piece_set: PieceSet, piece: int) -> float:
+    return piece_set.tall_h if piece & 1 else piece_set.short_h
 
 
 def board_to_world(board_pose: dict, xy) -> tuple[float, float]:
@@ -62,7 +62,12 @@ class SceneSampler:
     """Draws scenes; ``boards`` and ``piece_sets`` limit the choice (ids from the catalog)."""
 
     def __init__(self, boards=None, piece_sets=None, negative_rate: float = 0.08, hand_rate: float = 0.3,
-                 width: int = WIDTH, height: int = HEIGHT, samples: int = 8, render_scale: float = 0.75):
+                 width: int = WIDTH, height: int = HEIGHT, samples: int = 8, render_scale: float = 0.75,
+                 procedural_rate: float = 0.0, min_pieces: int = 0, procedural_avoid=DEFAULT_HOLDOUT_SETS):
+        """``procedural_rate``: share of scenes whose piece set is drawn afresh
+        (``scenegen.procedural``) instead of taken from ``piece_sets``; such sets keep
+        clear of the colours of the sets in ``procedural_avoid``. ``min_pieces``: at
+        least this many pieces on the board (scenes with a board)."""
         self.boards = list(boards or BOARDS)
         self.piece_sets = list(piece_sets or PIECE_SETS)
         for b in self.boards:
@@ -71,6 +76,13 @@ class SceneSampler:
         for s in self.piece_sets:
             if s not in PIECE_SETS:
                 raise ValueError(f"unknown piece set: {s!r} (known: {', '.join(PIECE_SETS)})")
+        if not 0.0 <= procedural_rate <= 1.0:
+            raise ValueError(f"share of procedural piece sets must be in 0..1, got {procedural_rate!r}")
+        if not 0 <= min_pieces <= 16:
+            raise ValueError(f"minimum pieces on the board must be in 0..16, got {min_pieces!r}")
+        self.procedural_rate = procedural_rate
+        self.min_pieces = min_pieces
+        self.procedural_avoid = tuple(procedural_avoid)
         self.negative_rate = negative_rate
         self.hand_rate = hand_rate
         self.width, self.height = width, height
@@ -97,12 +109,20 @@ class SceneSampler:
             "piece_set": {"id": set_id, "texture_seed": rng.randrange(1 << 30)},
             "render": {"samples": self.samples, "scale": self.render_scale},
         }
+        if self.procedural_rate > 0:
+            # a stream of its own: the rest of the scene is the one the catalog set would get
+            prng = random.Random(f"quarto-scenegen:procedural:{seed}")
+            if prng.random() < self.procedural_rate:
+                spec["piece_set"] = {"id": "procedural", "texture_seed": spec["piece_set"]["texture_seed"],
+                                     "params": draw_piece_set(prng, BOARDS[board_id].pitch, self.procedural_avoid)}
         spec["light"] = self._light(rng)
         spec["table"] = self._table(rng)
         spec["camera"] = self._camera(rng, spec)
         if negative == "board-cut-off":
             self._cut_off(rng, spec)
-        if n_on_board is None:
+        if n_on_board is None and self.min_pieces:
+            n_on_board = 16 if rng.random() < 0.15 else rng.randint(self.min_pieces, 16)
+        elif n_on_board is None:
             n_on_board = rng.choice([0, 16, 16]) if rng.random() < 0.15 else rng.randint(0, 16)
         if negative == "no-board":
             n_on_board = 0
@@ -205,7 +225,7 @@ class SceneSampler:
         spec["board"]["present"] = False
 
     def _pieces(self, rng: random.Random, spec: dict, n_on_board: int) -> list[dict]:
-        ps = PIECE_SETS[spec["piece_set"]["id"]]
+        ps = piece_set_for(spec["piece_set"])
         order = list(range(16))
         rng.shuffle(order)
         cells = list(range(16))
@@ -280,10 +300,10 @@ class SceneSampler:
     def _hand(self, rng: random.Random, spec: dict) -> dict:
         """A hand reaching over the board from a player's side, fingertips above a cell."""
         b = BOARDS[spec["board"]["id"]]
-        ps = PIECE_SETS[spec["piece_set"]["id"]]
+        ps = piece_set_for(spec["piece_set"])
         cell = rng.randrange(16)
         tx, ty, tz = cell_world(spec, cell)
-        tallest = max([piece_height(spec["piece_set"]["id"], p["piece"]) for p in spec["pieces"] if p["cell"] is not None] or [0.0])
+        tallest = max([piece_height(ps, p["piece"]) for p in spec["pieces"] if p["cell"] is not None] or [0.0])
         holding = rng.random() < 0.5
         held = None
         free = [p for p in spec["pieces"] if p["cell"] is None]
@@ -296,14 +316,14 @@ class SceneSampler:
             z_base = tz + rng.uniform(0.005, 0.06)
             held = {"piece": hp["piece"], "x": tx, "y": ty, "z": z_base, "yaw_deg": rng.uniform(0, 360)}
             # fingertips rest on the piece's top rim, as when lowering it by its head
-            z_tip = z_base + piece_height(spec["piece_set"]["id"], hp["piece"]) + 0.004
+            z_tip = z_base + piece_height(ps, hp["piece"]) + 0.004
         # players sit on one of the four sides of the board
         reach = spec["board"]["yaw_deg"] + 90 * rng.randrange(4) + rng.gauss(0, 20)
         side = rng.choice([1, 1, 1, -1])
         caps = hand_capsules((tx, ty, z_tip), reach, lift=rng.uniform(0, 0.03), spread=rng.uniform(0, 1),
                              side=side, scale=rng.uniform(0.9, 1.1))
         if held is not None:
-            h = piece_height(spec["piece_set"]["id"], held["piece"])
+            h = piece_height(ps, held["piece"])
             caps.append({"p0": [tx, ty, held["z"] + ps.width / 2], "p1": [tx, ty, held["z"] + h - ps.width / 2],
                          "r": ps.width / 2, "part": "held-piece"})
         skin = rng.choice([(0.87, 0.67, 0.55), (0.78, 0.57, 0.45), (0.60, 0.42, 0.30), (0.42, 0.28, 0.20), (0.93, 0.78, 0.68)])

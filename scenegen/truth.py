@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from . import camera as cam
-from .catalog import BOARDS, PIECE_SETS, outline_xy, playing_area_xy
+from .catalog import BOARDS, outline_xy, piece_set_for, playing_area_xy
 from .hand import occluded
 from .sampling import board_to_world, cell_world, piece_height
 
@@ -42,8 +42,8 @@ def cell_sample_points(spec: dict, cell: int, piece: dict | None) -> np.ndarray:
         a = 2 * math.pi * k / 8
         pts.append([cx + r * math.cos(a), cy + r * math.sin(a), cz])
     if piece is not None:
-        ps = PIECE_SETS[spec["piece_set"]["id"]]
-        h = piece_height(spec["piece_set"]["id"], piece["piece"])
+        ps = piece_set_for(spec["piece_set"])
+        h = piece_height(ps, piece["piece"])
         z0 = piece["z"]
         for f in (0.35, 0.7, 1.0):
             pts.append([piece["x"], piece["y"], z0 + h * f + 0.001])
@@ -77,7 +77,7 @@ def scene_truth(spec: dict, image_name: str) -> dict:
     K, dist, R, t = c["K"], c["dist"], c["R"], c["t"]
     present = spec["board"]["present"]
     b = BOARDS[spec["board"]["id"]]
-    ps = PIECE_SETS[spec["piece_set"]["id"]]
+    ps = piece_set_for(spec["piece_set"])
     cells: list = [None] * 16
     for p in spec["pieces"]:
         if p["cell"] is not None:
@@ -110,7 +110,7 @@ def scene_truth(spec: dict, image_name: str) -> dict:
     for p in spec["pieces"]:
         if p["cell"] is not None:
             continue
-        h = piece_height(ps.id, p["piece"])
+        h = piece_height(ps, p["piece"])
         base, top = cam.project(np.array([[p["x"], p["y"], 0.0], [p["x"], p["y"], h]]), K, dist, R, t)
         if 0 <= base[0] < W and 0 <= base[1] < H:
             spares.append({"piece": HEX[p["piece"]], "center": [round(float(base[0]), 2), round(float(base[1]), 2)],
