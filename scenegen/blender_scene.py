@@ -16,7 +16,7 @@ import numpy as np
 from mathutils import Matrix, Vector
 
 from . import textures
-from .catalog import BOARDS, piece_set_for
+from .catalog import board_for, piece_set_for
 
 
 def srgb_to_linear(c):
@@ -448,9 +448,9 @@ def textured_material(name, color_img, mask_img, base_rough, mask_rough, mask_me
 # ---------------------------------------------------------------- scene parts
 def build_board(spec):
     bs = spec["board"]
-    b = BOARDS[bs["id"]]
+    b = board_for(bs)
     seed = bs["texture_seed"]
-    color, mask = textures.board_texture(b.id, seed, 2048 if b.style in ("gigamic", "felt-circles") else 1536)
+    color, mask = textures.board_texture(b, seed, 2048 if b.style in ("gigamic", "felt-circles") else 1536)
     if b.style == "gigamic":
         top = textured_material("board-top", image_from_array("btc", color), image_from_array("btm", mask, "Non-Color"),
                                 base_rough=0.5, mask_rough=0.3, mask_metal=0.55, engrave=0.5)

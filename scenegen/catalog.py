@@ -8,7 +8,7 @@ opposite side), then the grid is turned by ``grid_angle_deg`` on the board.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,21 @@ PIECE_SETS: dict[str, PieceSet] = {
 #: held out of tuning by default: accuracy on these measures generalisation
 DEFAULT_HOLDOUT_BOARDS = ("felt-circles",)
 DEFAULT_HOLDOUT_SETS = ("green-red", "maple-mahogany")
+
+
+def board_for(spec_board: dict) -> Board:
+    """The board a scene spec's ``board`` entry names, with its ``colors`` if it carries
+    its own (a tinted board, ``scenegen.procedural.tint_board_colors``)."""
+    bid = spec_board.get("id")
+    if bid not in BOARDS:
+        raise ValueError(f"unknown board: {bid!r} (known: {', '.join(BOARDS)})")
+    b = BOARDS[bid]
+    if "colors" not in spec_board:
+        return b
+    colors = {k: tuple(v) for k, v in spec_board["colors"].items()}
+    if set(colors) != set(b.colors):
+        raise ValueError(f"board {bid!r} colours must name {sorted(b.colors)}, got {sorted(colors)}")
+    return replace(b, colors=colors)
 
 
 def piece_set_for(spec_piece_set: dict) -> PieceSet:

@@ -50,14 +50,14 @@ class Plan:
     """Which scene (split, board pool, piece-set pool) image ``i`` is."""
 
     def __init__(self, seed, boards, sets, holdout_boards, holdout_sets, holdout_fraction, procedural_sets=0.0,
-                 **sampler_kw):
+                 board_tints=0.0, **sampler_kw):
         self.seed = seed
         train_boards = [b for b in boards if b not in holdout_boards] or list(boards)
         train_sets = [s for s in sets if s not in holdout_sets] or list(sets)
         # procedural sets are for training only; they keep clear of the held-out sets' colours
         avoid = sorted(set(DEFAULT_HOLDOUT_SETS) | set(holdout_sets))
         self.train = SceneSampler(train_boards, train_sets, procedural_rate=procedural_sets, procedural_avoid=avoid,
-                                  **sampler_kw)
+                                  board_tint_rate=board_tints, **sampler_kw)
         self.holdout_fraction = holdout_fraction if (holdout_boards or holdout_sets) else 0.0
         self.holdout = {}
         if holdout_boards:
@@ -120,6 +120,10 @@ def main(argv=None) -> int:
     ap.add_argument("--hand-rate", type=float, default=0.3, help="share of images with a hand over the board")
     ap.add_argument("--procedural-sets", type=float, default=0.0,
                     help="share of train images whose piece set is drawn afresh (scenegen.procedural; default 0)")
+    ap.add_argument("--board-tints", type=float, default=0.0,
+                    help="share of train images whose board is recoloured (same design, other colours; default 0)")
+    ap.add_argument("--separate-pieces", action="store_true",
+                    help="centre and square pieces that would overlap a neighbour (default off: old datasets' scenes)")
     ap.add_argument("--min-pieces", type=int, default=0,
                     help="at least this many pieces on the board in every image with a board (default 0)")
     ap.add_argument("--samples", type=int, default=8, help="Cycles samples per pixel (denoised; default 8)")
@@ -140,7 +144,8 @@ def main(argv=None) -> int:
             raise DatasetError(f"--count must be >= 0, got {args.count!r}")
         plan = Plan(args.seed, boards, sets, hb, hs, args.holdout_fraction, negative_rate=args.negative_rate,
                     hand_rate=args.hand_rate, samples=args.samples, render_scale=args.render_scale,
-                    procedural_sets=args.procedural_sets, min_pieces=args.min_pieces)
+                    procedural_sets=args.procedural_sets, board_tints=args.board_tints,
+                    min_pieces=args.min_pieces, separate_pieces=args.separate_pieces)
     except ValueError as e:
         print(f"ERROR {e}", file=sys.stderr)
         return 2
@@ -149,7 +154,8 @@ def main(argv=None) -> int:
         os.makedirs(os.path.join(args.out, split), exist_ok=True)
     manifest = {"seed": args.seed, "boards": boards, "piece_sets": sets, "holdout_boards": hb, "holdout_sets": hs,
                 "holdout_fraction": plan.holdout_fraction, "negative_rate": args.negative_rate, "hand_rate": args.hand_rate,
-                "procedural_sets": args.procedural_sets, "min_pieces": args.min_pieces,
+                "procedural_sets": args.procedural_sets, "board_tints": args.board_tints,
+                "separate_pieces": args.separate_pieces, "min_pieces": args.min_pieces,
                 "samples": args.samples, "render_scale": args.render_scale, "width": 1280, "height": 720}
     with open(os.path.join(args.out, "dataset.json"), "w") as f:
         json.dump(manifest, f, indent=1)
@@ -180,7 +186,7 @@ def main(argv=None) -> int:
         pct = 100 * (n + 1) / max(len(indices), 1)
         bar = "#" * int(pct / 5) + "." * (20 - int(pct / 5))
         print(f"[{bar}] {n + 1}/{len(indices)} {pct:3.0f}%  {os.path.join(split, name)}.jpg {sec:5.1f} s  "
-              f"({spec['board']['id']}, {_set_name(spec)})  ETA {_fmt(left * avg)}", file=sys.stderr, flush=True)
+              f"({spec['board']['id']}{' tinted' if 'colors' in spec['board'] else ''}, {_set_name(spec)})  ETA {_fmt(left * avg)}", file=sys.stderr, flush=True)
     if done_times:
         print(f"rendered {len(done_times)} images in {_fmt(time.time() - t_start)}, "
               f"{sum(done_times) / len(done_times):.1f} s per image", file=sys.stderr)

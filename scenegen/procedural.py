@@ -178,3 +178,29 @@ def draw_piece_set(rng: random.Random, pitch: float, holdout_sets=DEFAULT_HOLDOU
         "width": r3(width), "short_h": r3(short_h), "tall_h": r3(tall_h), "hole_r": r3(hole_r),
         "hole_depth": r3(hole_depth), "groove": rng.random() < 0.5, "bevel": r3(bevel), "weight": 1.0,
     }
+
+
+# ---------------------------------------------------------------- board colours
+#: board styles whose colours are wood's: tinted only as far as other woods and stains go
+WOOD_BOARD_STYLES = ("wood-round", "walnut-checker")
+
+
+def tint_board_colors(rng: random.Random, board) -> dict:
+    """``board``'s (a ``catalog.Board``) named colours recoloured as one: every colour's
+    hue turned by the same angle, chroma scaled and lightness shifted alike, plus a
+    common colour cast, so the design (marks against the top) keeps its contrast.
+    Wooden boards stay wood-coloured (another species or stain)."""
+    wood = board.style in WOOD_BOARD_STYLES
+    turn = rng.uniform(-30, 30) if wood else rng.uniform(-180, 180)
+    chroma = rng.uniform(0.6, 1.3) if wood else rng.uniform(0.5, 1.6)
+    shift = rng.uniform(-18, 15) if wood else rng.uniform(-12, 12)
+    cast = rng.uniform(0, 6 if wood else 14), rng.uniform(0, 360)
+    out = {}
+    for name, rgb in board.colors.items():
+        L, a, b = srgb_to_lab(rgb)
+        C, h = math.hypot(a, b) * chroma, math.degrees(math.atan2(b, a)) + turn
+        a2 = C * math.cos(math.radians(h)) + cast[0] * math.cos(math.radians(cast[1]))
+        b2 = C * math.sin(math.radians(h)) + cast[0] * math.sin(math.radians(cast[1]))
+        L2 = min(max(L + shift, 4.0), 96.0)
+        out[name] = list(lch_to_srgb(L2, math.hypot(a2, b2), math.degrees(math.atan2(b2, a2))))
+    return out

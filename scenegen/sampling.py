@@ -15,7 +15,7 @@ import numpy as np
 from . import camera as cam
 from .catalog import BOARDS, DEFAULT_HOLDOUT_SETS, PIECE_SETS, PieceSet, cell_grid_xy, piece_set_for
 from .hand import hand_capsules
-from .procedural import draw_piece_set
+from .procedural import draw_piece_set, tint_board_colors
 
 WIDTH, HEIGHT = 1280, 720
 
@@ -49,6 +49,57 @@ def board_top_points(spec: dict, n: int = 9) -> np.ndarray:
     return np.array([[x, y, b.thickness] for x, y in pts])
 
 
+def piece_footprint(p: dict, ps: PieceSet) -> np.ndarray:
+    """Outline of piece ``p`` on its base plane, world (x, y) metres, (n, 2), convex."""
+    w = ps.width / 2
+    if p["piece"] & 4:
+        a = math.radians(p["yaw_deg"])
+        pts = [(-w, -w), (w, -w), (w, w), (-w, w)]
+    else:
+        a = 0.0
+        pts = [(w * math.cos(t), w * math.sin(t)) for t in np.linspace(0, 2 * math.pi, 24, endpoint=False)]
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[p["x"] + c * x - s * y, p["y"] + s * x + c * y] for x, y in pts])
+
+
+def footprints_overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two convex outlines (n, 2) intersect (no separating edge normal)."""
+    for poly in (a, b):
+        for i in range(len(poly)):
+            e = poly[(i + 1) % len(poly)] - poly[i]
+            n = np.array([-e[1], e[0]])
+            pa, pb = a @ n, b @ n
+            if pa.max() < pb.min() or pb.max() < pa.min():
+                return False
+    return True
+
+
+def overlapping_pieces(spec: dict) -> list[tuple[int, int]]:
+    """Cells of neighbouring board pieces whose footprints intersect."""
+    ps = piece_set_for(spec["piece_set"])
+    on = [p for p in spec["pieces"] if p["cell"] is not None]
+    fp = [piece_footprint(p, ps) for p in on]
+    reach = ps.width * 1.5
+    return [(on[i]["cell"], on[j]["cell"]) for i in range(len(on)) for j in range(i + 1, len(on))
+            if math.hypot(on[i]["x"] - on[j]["x"], on[i]["y"] - on[j]["y"]) < reach and footprints_overlap(fp[i], fp[j])]
+
+
+def separate_pieces(spec: dict, rng: random.Random) -> None:
+    """Centre pieces that overlap a neighbour on their cells and square them to the grid
+    (as players set pieces down next to each other); centred, squared pieces narrower
+    than the pitch never touch."""
+    b = BOARDS[spec["board"]["id"]]
+    by_cell = {p["cell"]: p for p in spec["pieces"] if p["cell"] is not None}
+    for _ in range(16):
+        clash = overlapping_pieces(spec)
+        if not clash:
+            return
+        for cell in sorted({c for pair in clash for c in pair}):
+            p = by_cell[cell]
+            p["x"], p["y"] = cell_world(spec, cell)[:2]
+            p["yaw_deg"] = spec["board"]["yaw_deg"] + b.grid_angle_deg + rng.gauss(0, 3)
+
+
 def kelvin_to_rgb(k: float) -> tuple[float, float, float]:
     """Approximate sRGB colour (0-1) of a black body at ``k`` kelvin (Tanner Helland's fit)."""
     t = k / 100.0
@@ -63,11 +114,16 @@ class SceneSampler:
 
     def __init__(self, boards=None, piece_sets=None, negative_rate: float = 0.08, hand_rate: float = 0.3,
                  width: int = WIDTH, height: int = HEIGHT, samples: int = 8, render_scale: float = 0.75,
-                 procedural_rate: float = 0.0, min_pieces: int = 0, procedural_avoid=DEFAULT_HOLDOUT_SETS):
+                 procedural_rate: float = 0.0, min_pieces: int = 0, procedural_avoid=DEFAULT_HOLDOUT_SETS,
+                 board_tint_rate: float = 0.0, separate_pieces: bool = False):
         """``procedural_rate``: share of scenes whose piece set is drawn afresh
         (``scenegen.procedural``) instead of taken from ``piece_sets``; such sets keep
         clear of the colours of the sets in ``procedural_avoid``. ``min_pieces``: at
-        least this many pieces on the board (scenes with a board)."""
+        least this many pieces on the board (scenes with a board). ``board_tint_rate``:
+        share of scenes whose board is recoloured (``procedural.tint_board_colors``).
+        ``separate_pieces``: pieces on the board whose footprints would overlap a
+        neighbour's (squares at any turn, off centre) are centred and squared to the grid."""
+        self.separate_pieces = separate_pieces
         self.boards = list(boards or BOARDS)
         self.piece_sets = list(piece_sets or PIECE_SETS)
         for b in self.boards:
@@ -80,6 +136,9 @@ class SceneSampler:
             raise ValueError(f"share of procedural piece sets must be in 0..1, got {procedural_rate!r}")
         if not 0 <= min_pieces <= 16:
             raise ValueError(f"minimum pieces on the board must be in 0..16, got {min_pieces!r}")
+        if not 0.0 <= board_tint_rate <= 1.0:
+            raise ValueError(f"share of tinted boards must be in 0..1, got {board_tint_rate!r}")
+        self.board_tint_rate = board_tint_rate
         self.procedural_rate = procedural_rate
         self.min_pieces = min_pieces
         self.procedural_avoid = tuple(procedural_avoid)
@@ -115,6 +174,10 @@ class SceneSampler:
             if prng.random() < self.procedural_rate:
                 spec["piece_set"] = {"id": "procedural", "texture_seed": spec["piece_set"]["texture_seed"],
                                      "params": draw_piece_set(prng, BOARDS[board_id].pitch, self.procedural_avoid)}
+        if self.board_tint_rate > 0:
+            trng = random.Random(f"quarto-scenegen:board-tint:{seed}")
+            if trng.random() < self.board_tint_rate:
+                spec["board"]["colors"] = tint_board_colors(trng, BOARDS[board_id])
         spec["light"] = self._light(rng)
         spec["table"] = self._table(rng)
         spec["camera"] = self._camera(rng, spec)
@@ -127,6 +190,8 @@ class SceneSampler:
         if negative == "no-board":
             n_on_board = 0
         spec["pieces"] = self._pieces(rng, spec, n_on_board)
+        if self.separate_pieces:
+            separate_pieces(spec, random.Random(f"quarto-scenegen:separate:{seed}"))
         spec["clutter"] = self._clutter(rng, spec)
         if hand is None:
             hand = rng.random() < self.hand_rate and negative != "no-board"

@@ -24,9 +24,10 @@ def _c(rgb):
     return tuple(int(round(c * 255)) for c in rgb)
 
 
-def board_texture(board_id: str, seed: int, n: int = 2048):
-    """Top-surface design of board ``board_id``; pixel (0, 0) is the board corner at (-x, +y)."""
-    b = BOARDS[board_id]
+def board_texture(board, seed: int, n: int = 2048):
+    """Top-surface design of ``board`` (a ``catalog.Board`` or a catalog id); pixel (0, 0)
+    is the board corner at (-x, +y)."""
+    b = BOARDS[board] if isinstance(board, str) else board
     rng = np.random.default_rng(seed)
     col = b.colors
     sh = 4  # cv2 sub-pixel shift bits (coordinates are multiplied by 16 in _px)

@@ -97,6 +97,10 @@ def scene_truth(spec: dict, image_name: str) -> dict:
         "hidden": hidden_cells(spec),
         "hand": bool(spec.get("hand")),
     }
+    if "params" in spec["piece_set"]:
+        truth["piece_set"].update(procedural=True, light_rgb=list(ps.light_rgb), dark_rgb=list(ps.dark_rgb))
+    if "colors" in spec["board"]:
+        truth["board"]["colors"] = spec["board"]["colors"]
     if present:
         zt = b.thickness
         centers = np.array([cell_world(spec, i) for i in range(16)])
