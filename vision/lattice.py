@@ -9,6 +9,7 @@ its board; the lattice does not care about the board's outline).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -20,6 +21,9 @@ from vision.geometry import apply_homography
 #: [-3, 3]; one more step on each side counts blobs just outside the window
 _SPAN = 4
 _IDX = np.array([(i, j) for j in range(-_SPAN, _SPAN + 1) for i in range(-_SPAN, _SPAN + 1)], float)
+#: the lattice points, their right and their lower neighbours, in one array (one
+#: projection gives positions and local steps)
+_IDX3 = np.vstack([_IDX, _IDX + [1, 0], _IDX + [0, 1]])
 
 
 @dataclass
@@ -70,7 +74,7 @@ def _shape(axes_major, axes_minor, angle_deg):
     a2, b2 = (axes_major / 2) ** 2, (axes_minor / 2) ** 2
     m = np.stack([np.stack([c * c * a2 + s * s * b2, c * s * (a2 - b2)], -1),
                   np.stack([c * s * (a2 - b2), s * s * a2 + c * c * b2], -1)], -2)
-    det = np.sqrt(np.maximum(np.linalg.det(m), 1e-12))
+    det = np.sqrt(np.maximum(a2 * b2, 1e-12))  # det(m) = a2 * b2
     return m / det[..., None, None]
 
 
@@ -83,45 +87,56 @@ def _match(H: np.ndarray, blobs: np.ndarray, settings, rel_centre: float | None 
     ``size_factor`` of ``rel_centre`` once the lattice's cell size is known), and its
     shape is the shape a circle on the board takes there (a piece's side seen from the
     front is not). Among several, the one with the lowest combined cost wins."""
-    pred = apply_homography(H, _IDX)
-    right = apply_homography(H, _IDX + [1, 0]) - pred
-    down = apply_homography(H, _IDX + [0, 1]) - pred
-    pitch = 0.5 * (np.hypot(*right.T) + np.hypot(*down.T))
-    cell_area = np.abs(right[:, 0] * down[:, 1] - right[:, 1] * down[:, 0])
-    d = np.hypot(pred[:, None, 0] - blobs[None, :, 0], pred[:, None, 1] - blobs[None, :, 1])
-    dist = d / np.maximum(pitch[:, None], 1e-6)
-    rel = blobs[None, :, 5] / np.maximum(cell_area[:, None], 1e-6)
-    ok = (rel >= settings.min_cell_fill) & (rel <= settings.max_cell_fill) & (dist < settings.match_tolerance)
+    empty = np.zeros((0, 2)), np.zeros(0, int), np.zeros(0)
+    n = len(_IDX)
+    p3 = apply_homography(H, _IDX3)
+    pred = p3[:n]
+    right = p3[n:2 * n] - pred
+    down = p3[2 * n:] - pred
+    pitch = 0.5 * (np.hypot(right[:, 0], right[:, 1]) + np.hypot(down[:, 0], down[:, 1]))
+    # only near pairs go on (distance first: the cheapest test, and it leaves few pairs)
+    dx = pred[:, None, 0] - blobs[None, :, 0]
+    dy = pred[:, None, 1] - blobs[None, :, 1]
+    reach = settings.match_tolerance * pitch
+    good_pt = np.isfinite(pitch) & (pitch > 1.0)
+    reach = np.where(good_pt, reach, -1.0)
+    rows, cols = np.nonzero(dx * dx + dy * dy < (reach * reach * np.sign(reach))[:, None])
+    if len(rows) == 0:
+        return empty
+    cell_area = np.abs(right[rows, 0] * down[rows, 1] - right[rows, 1] * down[rows, 0])
+    dist = np.hypot(dx[rows, cols], dy[rows, cols]) / pitch[rows]
+    rel = blobs[cols, 5] / np.maximum(cell_area, 1e-6)
+    ok = (rel >= settings.min_cell_fill) & (rel <= settings.max_cell_fill)
     if rel_centre is not None:
         ok &= np.abs(np.log(rel / rel_centre)) < np.log(settings.size_factor)
-    ok &= (np.isfinite(pitch) & (pitch > 1.0))[:, None]
-    rows, cols = np.nonzero(ok)
+    rows, cols, dist, rel = rows[ok], cols[ok], dist[ok], rel[ok]
     if len(rows) == 0:
-        return np.zeros((0, 2)), np.zeros(0, int), np.zeros(0)
+        return empty
     J = np.stack([right[rows], down[rows]], -1)  # (K, 2, 2): lattice -> pixels
     S_cell = J @ np.transpose(J, (0, 2, 1))
-    S_cell = S_cell / np.sqrt(np.maximum(np.linalg.det(S_cell), 1e-12))[:, None, None]
+    det = S_cell[:, 0, 0] * S_cell[:, 1, 1] - S_cell[:, 0, 1] * S_cell[:, 1, 0]
+    S_cell = S_cell / np.sqrt(np.maximum(det, 1e-12))[:, None, None]
     S_blob = _shape(blobs[cols, 2], blobs[cols, 3], blobs[cols, 4])
-    mismatch = np.linalg.norm(S_cell - S_blob, axis=(1, 2))
+    mismatch = np.sqrt(((S_cell - S_blob) ** 2).sum(axis=(1, 2)))
     good = mismatch < settings.max_shape_mismatch
-    rows, cols, mismatch = rows[good], cols[good], mismatch[good]
-    cost = dist[rows, cols] + settings.shape_weight * mismatch
+    rows, cols, mismatch, dist, rel = rows[good], cols[good], mismatch[good], dist[good], rel[good]
+    cost = dist + settings.shape_weight * mismatch
     if rel_centre is not None:
-        cost = cost + settings.size_weight * np.abs(np.log(rel[rows, cols] / rel_centre))
+        cost = cost + settings.size_weight * np.abs(np.log(rel / rel_centre))
     # cheapest pairs first; each lattice point and each blob used once
     used_pt, used_blob = set(), set()
     out = []
-    for k in np.argsort(cost, kind="stable"):
+    for k in np.argsort(cost, kind="stable").tolist():
         r, c = int(rows[k]), int(cols[k])
         if r in used_pt or c in used_blob:
             continue
         used_pt.add(r)
         used_blob.add(c)
-        out.append((r, c))
+        out.append((r, c, dist[k]))
     out.sort()
-    ks = np.array([r for r, _ in out], int)
-    ids = np.array([c for _, c in out], int)
-    return _IDX[ks], ids, dist[ks, ids]
+    ks = np.array([r for r, _, _ in out], int)
+    ids = np.array([c for _, c, _ in out], int)
+    return _IDX[ks], ids, np.array([e for _, _, e in out], float)
 
 
 def match_cells(H: np.ndarray, blobs: np.ndarray, settings) -> np.ndarray:
@@ -226,9 +241,17 @@ def outline_support_at(H: np.ndarray, centres: np.ndarray, radius: float, gradie
     return outline_support_batch(H[None], centres, radius, gradient)[0]
 
 
+@functools.lru_cache(maxsize=256)
 def outline_points(radius: float, n: int = 32) -> np.ndarray:
     """``(n, 2)`` points of a cell outline around the origin: a circle of ``radius``, or
-    for a negative ``radius`` an axis-aligned square of half side ``-radius``."""
+    for a negative ``radius`` an axis-aligned square of half side ``-radius``. Cached
+    (the same few outlines are asked for thousands of times a frame): read-only."""
+    out = _outline_points(radius, n)
+    out.flags.writeable = False
+    return out
+
+
+def _outline_points(radius: float, n: int) -> np.ndarray:
     if radius >= 0:
         ang = np.linspace(0, 2 * np.pi, n, endpoint=False)
         return np.stack([np.cos(ang), np.sin(ang)], 1) * radius
@@ -307,6 +330,10 @@ def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None 
     covered = np.zeros(n, bool)
     tried = set()
     grown_count = 0
+    # blobs already explained by a lattice grown the same way: a seed made of three of
+    # them regrows that lattice (it still counts against ``max_hypotheses``, so the
+    # search explores the same seeds, only faster)
+    in_lattice = {False: np.zeros(n, bool), True: np.zeros(n, bool)}
     cut: LatticeFit | None = None
     for a in order:
         if covered[a]:
@@ -330,10 +357,13 @@ def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None 
                     if grown_count >= settings.max_hypotheses:
                         break
                     grown_count += 1
+                    if in_lattice[diagonal][[a, b, c]].all():
+                        continue
                     grown = _grow(a, b, c, blobs, settings, diagonal)
                     if grown is None:
                         continue
                     idx, ids, H_idx = grown
+                    in_lattice[diagonal][ids] = True
                     key = tuple(sorted(ids.tolist()))
                     if key in tried:
                         continue

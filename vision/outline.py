@@ -74,11 +74,11 @@ def _quad_by_lines(contour: np.ndarray, settings) -> np.ndarray | None:
     Returns ``(4, 2)`` corners in turn order, or ``None``."""
     pts = contour[:, 0, :].astype(float)
     # densify: CHAIN_APPROX_SIMPLE keeps only the ends of straight runs
-    dense = []
-    for a, b in zip(pts, np.roll(pts, -1, axis=0)):
-        n = max(1, int(np.hypot(*(b - a)) // 3))
-        dense.append(a + (b - a) * np.arange(n)[:, None] / n)
-    pts = np.concatenate(dense)
+    step = np.roll(pts, -1, axis=0) - pts
+    n = np.maximum(1, (np.hypot(step[:, 0], step[:, 1]) // 3).astype(int))
+    seg = np.repeat(np.arange(len(pts)), n)
+    frac = (np.arange(len(seg)) - np.repeat(np.cumsum(n) - n, n)) / n[seg]
+    pts = pts[seg] + step[seg] * frac[:, None]
     if len(pts) > settings.max_outline_points:
         pts = pts[:: int(np.ceil(len(pts) / settings.max_outline_points))]
     size = np.sqrt(cv2.contourArea(contour.astype(np.float32)))
@@ -296,12 +296,15 @@ def refine_board(H: np.ndarray, gradient, settings):
     return H2, board_support(H2, radius, gradient), radius
 
 
-def fit_outline(gray: np.ndarray, blobs: np.ndarray, gradient, settings, bgr: np.ndarray | None = None):
+def fit_outline(gray: np.ndarray, blobs: np.ndarray, gradient, settings, bgr: np.ndarray | None = None,
+                quads: list[np.ndarray] | None = None):
     """Best board homography (board unit square -> pixels) from the board's outline, or
     ``None``. Returns ``(H, support, radius)``: support is the mean outline evidence per
     cell in the board region's contrast units (:func:`board_support`), radius the cell
-    outline that fitted best (pitches; negative = square)."""
-    quads = board_quads(gray, settings, bgr)
+    outline that fitted best (pitches; negative = square). ``quads``: the outlines of
+    :func:`board_quads` when the caller already has them."""
+    if quads is None:
+        quads = board_quads(gray, settings, bgr)
     if not quads:
         return None
     scales = np.arange(settings.min_grid_scale, settings.max_grid_scale + 1e-9, settings.grid_scale_step)

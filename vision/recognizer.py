@@ -81,6 +81,7 @@ class Recognizer:
             fit = None
         t = _lap(timings, "lattice", t)
         details: dict = {"cells_seen": 0 if fit is None else fit.inside}
+        quads = None  # board outlines, found once when needed (see vision.outline.board_quads)
         # candidates: (support, H, method); every board homography is polished by the
         # cell-outline evidence, which is sharper than blob centres (recesses, checkers)
         cands = []
@@ -103,7 +104,8 @@ class Recognizer:
             # the board's outline and keep whichever explains the cells better (also when
             # the only lattice left the image: that is often a checked tablecloth, and
             # the final check below still refuses a board whose cells leave the image)
-            out = fit_outline(gray, blobs, gradient, st.outline, work)
+            quads = board_quads(gray, st.outline, work)
+            out = fit_outline(gray, blobs, gradient, st.outline, work, quads=quads)
             t = _lap(timings, "outline", t)
             if out is not None:
                 peak = peak_ratio(out[0], out[2], gradient)
@@ -130,7 +132,8 @@ class Recognizer:
         if not cands:
             return _failed(CUT_OFF if cut_off else NO_BOARD, timings, bgr)
         support, H_fit, details["method"] = cands[0]
-        quads = board_quads(gray, st.outline, work)
+        if quads is None:
+            quads = board_quads(gray, st.outline, work)
         if details["method"] == "lattice":
             # the grid sits in the middle of its board: a lattice found one row off (cells
             # of the first row hidden behind pieces) is moved back
