@@ -16,7 +16,10 @@ import numpy as np
 
 
 def label(truth: dict) -> str:
-    parts = [truth["board"]["id"], truth["piece_set"]["id"], f"{truth['camera']['tilt_deg']:.0f}deg"]
+    ps = truth["piece_set"]
+    board = truth["board"]["id"] + (" tinted" if "colors" in truth["board"] else "")
+    pieces = f"{ps['light']}/{ps['dark']} {ps['material']}" if ps.get("procedural") else ps["id"]
+    parts = [board, pieces, f"{truth['camera']['tilt_deg']:.0f}deg"]
     if truth.get("hand"):
         parts.append("hand")
     if not truth.get("board_found_expected", True):

@@ -34,8 +34,11 @@ APPROACH, PLACING, LEAVING = 4, 6, 4
 
 
 def video_spec(seed: int, board: str, piece_set: str) -> dict:
-    """The fixed scene of a game: camera, light, table, spare layout (all 16 pieces beside the board)."""
-    sampler = SceneSampler([board], [piece_set], negative_rate=0.0, hand_rate=0.0)
+    """The fixed scene of a game: camera, light, table, spare layout (all 16 pieces beside the board).
+    ``piece_set`` ``"procedural"``: a set drawn afresh (``scenegen.procedural``) from the seed."""
+    procedural = piece_set == "procedural"
+    sampler = SceneSampler([board], None if procedural else [piece_set], negative_rate=0.0, hand_rate=0.0,
+                           procedural_rate=1.0 if procedural else 0.0)
     for attempt in range(50):
         spec = sampler.sample(seed * 100 + attempt, n_on_board=0, hand=False, negative=None)
         c = spec["camera"]
@@ -214,7 +217,8 @@ def game_truth(spec: dict, script, first_frame: dict, frames: int, fps: int, vid
     return {
         "video": video_name, "fps": fps, "frames": frames, "width": spec["width"], "height": spec["height"],
         "seed": spec["seed"],
-        "board": {"id": b.id, "style": b.style}, "piece_set": {"id": ps.id, "light": ps.light, "dark": ps.dark},
+        "board": {"id": b.id, "style": b.style}, "piece_set": {"id": ps.id, "light": ps.light, "dark": ps.dark, "material": ps.material,
+                                                         "light_rgb": list(ps.light_rgb), "dark_rgb": list(ps.dark_rgb)},
         "cell_centers": _r(centers),
         "board_corners": _r(proj([[*p, b.thickness] for p in _board_corners_world(spec)])),
         "camera": {"K": _r(c["K"], 3), "dist": [round(float(v), 6) for v in c["dist"]], "tilt_deg": round(c["tilt_deg"], 2),
@@ -246,7 +250,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True, help="video file to write (.mp4); the truth goes beside it (.json)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--board", default="gigamic", choices=sorted(BOARDS))
-    ap.add_argument("--piece-set", default="beech-walnut", choices=sorted(PIECE_SETS))
+    ap.add_argument("--piece-set", default="beech-walnut", choices=sorted(PIECE_SETS) + ["procedural"],
+                    help="a catalog set, or 'procedural': one drawn afresh from --seed (default %(default)s)")
     ap.add_argument("--fps", type=int, default=10)
     ap.add_argument("--frames-dir", help="also write every frame as JPEG into this folder")
     ap.add_argument("--crf", type=int, default=28, help="x264 quality (higher = smaller file; default 28)")

@@ -8,10 +8,13 @@ import numpy as np
 import pytest
 
 from scenegen.catalog import BOARDS, DEFAULT_HOLDOUT_SETS, PIECE_SETS, board_for, piece_set_for
+from scenegen.contact_sheet import label
 from scenegen.dataset import Plan, main
+from scenegen.game import hand_for, video_spec
 from scenegen.procedural import HOLDOUT_DELTA_E, MIN_DELTA_L, delta_e, draw_piece_set, srgb_to_lab
 from scenegen.sampling import SceneSampler, overlapping_pieces
 from scenegen.textures import board_texture
+from scenegen.truth import scene_truth
 
 
 def _fingerprint(spec):
@@ -171,3 +174,24 @@ def test_separated_pieces_never_overlap_their_neighbours():
         spec = sep.sample(s)
         assert not overlapping_pieces(spec)
         assert sum(p["cell"] is not None for p in spec["pieces"]) == 16
+
+
+def test_truth_names_a_procedural_set_and_its_colours():
+    spec = SceneSampler(procedural_rate=1.0, negative_rate=0.0).sample(11)
+    t = scene_truth(spec, "x.jpg")
+    p = spec["piece_set"]["params"]
+    assert t["piece_set"]["id"] == p["id"] and t["piece_set"]["id"].startswith("proc-")
+    assert t["piece_set"]["procedural"] is True and t["piece_set"]["dark_rgb"] == p["dark_rgb"]
+    assert t["piece_set"]["tall_cm"] == round(p["tall_h"] * 100, 2)
+    assert "(proc" not in label(t) and f"{p['light']}/{p['dark']}" in label(t)
+
+
+def test_a_game_video_can_show_a_procedural_set():
+    spec = video_spec(3, "wood-round", "procedural")
+    ps = piece_set_for(spec["piece_set"])
+    assert spec["piece_set"]["id"] == "procedural" and len(spec["pieces"]) == 16
+    spec["_reach_jitter"], spec["_skins"], spec["_sleeves"] = [0, 0], [[0.8, 0.6, 0.5]] * 2, [[0.2, 0.2, 0.2]] * 2
+    spec["_yaw"] = {p: 0.0 for p in range(16)}
+    hand = hand_for(spec, 5, 0, "placing", 1)   # a tall piece held by its head over cell 5
+    assert hand["held"]["piece"] == 1
+    assert hand["capsules"] and ps.tall_h > ps.short_h
