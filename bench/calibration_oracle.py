@@ -4,13 +4,18 @@
 
 For each session folder made by ``bench/render_calibration_set.py`` (``c*.jpg`` photos of
 all 16 pieces, ``NNNN.jpg`` scored photos), the homography of every image comes from its
-truth (cell centres), so board finding cannot fail. Calibration (vision's per-cell
-features -> ``vision.attributes.fit_unsupervised``) runs on the ``c*`` photos, then the
-scored photos are read with the truth occupancy and the joint assignment, once with the
-calibrated models and once with the built-in default models. It prints per session the
-separation of each class (d') and the share of pieces (cells holding one) / boards read
-fully right. What this measures is the ceiling calibration reaches once vision finds the
-board; ``bench/calibration_holdout.py`` measures the whole pipeline.
+truth (cell centres), so board finding cannot fail. Calibration
+(``calibration.learn.learn_profile`` on vision's per-cell features: the default models
+adapted to the set, ``calibration.adapt``) runs on the ``c*`` photos, then the scored
+photos are read with the truth occupancy and the joint assignment, with the calibrated
+models, with the built-in default models, and (``scratch``) with models learned from
+the measurements alone (``vision.attributes.fit_unsupervised``, session 1's calibration).
+It prints per session the separation of each class (d') with the form kept (``=``
+default, ``~`` rescaled, ``+`` adapted), seconds of learning, and the share of pieces
+(cells holding one) / boards read fully right. A refused calibration leaves the user on
+the default and is scored so. What this measures is the ceiling calibration reaches
+once vision finds the board; ``bench/calibration_holdout.py`` measures the whole
+pipeline.
 """
 
 from __future__ import annotations
@@ -53,26 +58,42 @@ def main() -> int:
     ap.add_argument("--photos", type=int, default=2, help="calibration photos per session (default 2)")
     args = ap.parse_args()
 
+    import time
+
+    from calibration.learn import CalibrationRefused, PhotoCheck, learn_profile
+    from calibration.profile import default_profile
     from vision.attributes import fit_unsupervised, models_from_dict
     from vision.features import cell_features
-    from vision.settings import VisionSettings
 
-    settings = VisionSettings()
+    base = default_profile()
+    settings = base.vision
     default = models_from_dict(settings.attributes)
     sessions = sorted(d for d in glob.glob(os.path.join(args.folder, "*")) if os.path.isdir(d))
-    total = {"calibrated": [0, 0, 0, 0], "default": [0, 0, 0, 0]}
+    names = ("calibrated", "default", "scratch")
+    total = {k: [0, 0, 0, 0] for k in names}
+    mark = {"default": "=", "rescaled": "~", "adapted": "+"}
     for sess in sessions:
         calib = sorted(glob.glob(os.path.join(sess, "c*.json")))[: args.photos]
         scored = sorted(glob.glob(os.path.join(sess, "[0-9]*.json")))
         if not calib or not scored:
             continue
-        feats = []
+        photos = []
         for js in calib:
             t = json.load(open(js))
-            feats.append(cell_features(cv2.imread(os.path.join(sess, t["image"])), truth_reading(t), settings))
-        models, report = fit_unsupervised(feats)
-        learned = models_from_dict(models)
-        res = {"calibrated": [0, 0, 0, 0], "default": [0, 0, 0, 0]}  # cells right, cells, boards right, boards
+            image = cv2.imread(os.path.join(sess, t["image"]))
+            photos.append(PhotoCheck(path=js, frame=image, features=cell_features(image, truth_reading(t), settings)))
+        t0 = time.perf_counter()
+        try:
+            cal = learn_profile(photos, base)
+            learned = models_from_dict(cal.profile.vision.attributes)
+            seps = " ".join(f"{a} {r['separation']:.1f}{mark.get(r.get('model'), '')}" for a, r in cal.report.items())
+        except CalibrationRefused as e:
+            learned = default
+            seps = f"REFUSED ({str(e)[:60]}...)"
+        seconds = time.perf_counter() - t0
+        scratch_models, _ = fit_unsupervised([p.features for p in photos])
+        scratch = models_from_dict({**settings.attributes, **scratch_models})
+        res = {k: [0, 0, 0, 0] for k in names}  # cells right, cells, boards right, boards
         for js in scored:
             t = json.load(open(js))
             if not t.get("board_found_expected"):
@@ -82,7 +103,7 @@ def main() -> int:
             truth = [None if c is None else int(c, 16) for c in t["cells"]]
             # only cells holding a piece: with the occupancy from truth, empty cells are always right
             seen = [i for i in range(16) if not t["hidden"][i] and truth[i] is not None]
-            for name, m in (("calibrated", learned), ("default", default)):
+            for name, m in (("calibrated", learned), ("default", default), ("scratch", scratch)):
                 cells = read_cells(m, f, occ)
                 ok = [cells[i] == truth[i] for i in seen]
                 r = res[name]
@@ -92,9 +113,9 @@ def main() -> int:
                 r[3] += 1
         for k in total:
             total[k] = [a + b for a, b in zip(total[k], res[k])]
-        seps = " ".join(f"{a} {r['separation']:.1f}" for a, r in report.items())
-        c, d = res["calibrated"], res["default"]
-        print(f"{os.path.basename(sess):34} d': {seps:42} pieces {100 * c[0] / max(c[1], 1):5.1f}% (default {100 * d[0] / max(d[1], 1):5.1f}%)"
+        c, d, s0 = res["calibrated"], res["default"], res["scratch"]
+        print(f"{os.path.basename(sess):34} d': {seps:44} {seconds:4.2f} s  pieces {100 * c[0] / max(c[1], 1):5.1f}% "
+              f"(default {100 * d[0] / max(d[1], 1):5.1f}%, scratch {100 * s0[0] / max(s0[1], 1):5.1f}%)"
               f"  boards {c[2]}/{c[3]} (default {d[2]}/{d[3]})", flush=True)
     for k, (cr, cn, br, bn) in total.items():
         if cn:

@@ -6,11 +6,13 @@ Stages, each a plain function:
    features, or the reason the photo cannot be used: no board, something in the way,
    fewer than 16 pieces).
 2. :func:`learn_profile`: the usable photos -> a new :class:`~calibration.profile.Profile`
-   whose attribute models were fitted by ``vision.attributes.fit_unsupervised`` (each
-   attribute splits the 16 pieces 8/8 and all 16 are different), checked for
-   consistency (refused when a class does not split 8/8 on a photo or two cells read as
-   the same piece), with warnings naming any class that separates poorly and what photo
-   would help.
+   whose attribute models are the base profile's models adapted to the set by
+   :func:`calibration.adapt.adapt_models` (the base's joint reading of each photo, where
+   each attribute splits the 16 pieces 8/8 and all 16 are different, serves as labels;
+   a class keeps the base model when adapting does not clearly help), checked for
+   consistency (refused when the learned models are sure that a class does not split
+   8/8 on a photo or that two cells hold the same piece), with warnings naming any
+   class that separates poorly and what photo would help.
 """
 
 from __future__ import annotations
@@ -46,6 +48,11 @@ MAX_DOUBTED_EMPTY = 4
 #: the boundary midway, one piece read alone is wrong with probability Phi(-d'/2), 0.13 %
 #: at d' = 6, already a visible error rate over a game's 16 pieces x 4 attributes
 WARN_SEPARATION = 6.0
+#: a cell counts in the consistency checks (8/8 per class, 16 different pieces) only
+#: where a model (the learned one, or the one calibration started from) is this sure of
+#: an attribute (either way): a class that the photos separate poorly is warned about,
+#: not held against the photos
+SURE = 0.9
 #: ... or whose closest pieces of opposite classes on a photo were nearer than this (in
 #: the same pooled standard deviations)
 WARN_GAP = 0.5
@@ -87,7 +94,8 @@ class Calibration:
     ``photos``      the photos it learned from.
     ``pieces``      per photo, 16 piece ints (cell order of that photo's reading).
     ``probs``       per photo, (16, 4) probabilities of tall, dark, square, hollow.
-    ``report``      attribute -> separation figures (``vision.attributes.fit_unsupervised``).
+    ``report``      attribute -> separation figures and which model was kept
+                    (``calibration.adapt.adapt_models``).
     ``warnings``    what did not separate cleanly, and what photo would help.
     """
 
@@ -148,9 +156,11 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     classes are inconsistent (a class not split 8/8 on a photo, two cells read as the
     same piece).
     """
-    from vision.attributes import fit_unsupervised, models_from_dict
+    from vision.attributes import models_from_dict
     from vision.assign import assign_pieces
     from vision.features import FEATURE_NAMES
+
+    from .adapt import adapt_models
 
     if not photos:
         raise CalibrationRefused("no photos given: calibration needs at least one photo of all 16 pieces on the board")
@@ -158,48 +168,27 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     if bad:
         raise CalibrationRefused("; ".join(f"photo '{p.path}' cannot be used: {p.problem}" for p in bad))
 
-    models, report = fit_unsupervised([p.features for p in photos])
+    adaptation = adapt_models([p.features for p in photos], base.vision.attributes, FEATURE_NAMES)
+    models, report = adaptation.models, adaptation.report
     advice = dict(ADVICE)
     tilt = _median_tilt(photos, FEATURE_NAMES)
     if tilt is not None and tilt < STEEP_TILT:
         advice["tall"] = (f"the camera looks almost straight down (tilt {tilt:.0f} degrees), where tall and short "
                           "pieces look alike: place it lower, 30-50 degrees from vertical, and calibrate again")
     learned = models_from_dict(models)
+    started = models_from_dict({a: base.vision.attributes[a] for a in ATTRIBUTES})
+    # the starting models speak in the checks only for classes whose scores fall in two
+    # clear groups on every photo (an unknown set can make them sure and wrong)
+    trusted = np.array([min(_split_separation(started[a].decision(p.features, FEATURE_NAMES)) for p in photos)
+                        >= WARN_SEPARATION for a in ATTRIBUTES])
 
     all_probs, all_pieces, problems = [], [], []
     for photo in photos:
         probs = np.stack([learned[a].predict_proba(photo.features, FEATURE_NAMES) for a in ATTRIBUTES], axis=1)
         all_probs.append(probs)
-        hard = probs > 0.5
-        counts = hard.sum(0).astype(int)
-        uneven = [a for a, n in zip(ATTRIBUTES, counts) if n != 8]
-        if len(uneven) >= 2:
-            # several classes at once: the cells do not look like 16 different pieces at all
-            problems.append(
-                f"the 16 cells of '{photo.path}' do not look like 16 different pieces ("
-                + ", ".join(f"{n} {a}" for a, n in zip(ATTRIBUTES, counts) if a in uneven)
-                + " instead of 8 each): put all 16 pieces of one set on the board, "
-                "take the photo from 30-50 degrees above the table in even light")
-        elif uneven:
-            attr = uneven[0]
-            n = int(counts[ATTRIBUTES.index(attr)])
-            problems.append(
-                f"{attr} vs {OPPOSITE[attr]} do not split 8/8 on '{photo.path}' ({n} pieces look {attr}, "
-                f"{16 - n} {OPPOSITE[attr]}): are all 16 pieces of one set on the board? If so, "
-                f"{advice[attr]}; take every photo in the same light")
-        codes = (hard * (1 << np.arange(4))).sum(1).astype(int)
-        seen: dict[int, int] = {}
-        for cell, code in enumerate(codes.tolist()):
-            if code in seen:
-                other = seen[code]
-                # the attribute nearest its boundary on these two cells is the likely culprit
-                j = int(np.argmin(np.minimum(np.abs(probs[cell] - 0.5), np.abs(probs[other] - 0.5))))
-                attr = ATTRIBUTES[j]
-                problems.append(f"cells {other} and {cell} of '{photo.path}' read as the same piece "
-                                f"({_words(code)}): the board must hold the 16 different pieces of one set; "
-                                f"if it does, {attr} vs {OPPOSITE[attr]} is the least clear: {advice[attr]}")
-                break
-            seen[code] = cell
+        start_probs = np.stack([started[a].predict_proba(photo.features, FEATURE_NAMES) for a in ATTRIBUTES], axis=1)
+        problems += (_sure_problems(photo, probs, advice)
+                     or _sure_problems(photo, np.where(trusted, start_probs, 0.5), advice))
         all_pieces.append([int(p) for p in assign_pieces(np.ones(16), probs)])
     if problems:
         raise CalibrationRefused(problems[0] + (f" (and {len(problems) - 1} more problem"
@@ -211,8 +200,11 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
         sep = float(r.get("separation", 0.0))
         gap = float(r.get("gap", 0.0))
         if not r.get("clean", False) or sep < WARN_SEPARATION or gap < WARN_GAP:
+            kept = {"default": "; the starting model is kept unchanged, adapting it to these photos did not help",
+                    "rescaled": "; the starting model is kept, only rescaled for this set",
+                    "adapted": ""}.get(r.get("model", ""), "")
             warnings.append(f"{attr} vs {OPPOSITE[attr]} barely separate (separation {sep:.1f}, "
-                            f"margin {gap:.2f}): {advice[attr]}")
+                            f"margin {gap:.2f}): {advice[attr]}{kept}")
 
     vision = copy.deepcopy(base.vision)
     merged = dict(vision.attributes)
@@ -228,6 +220,53 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     )
     return Calibration(profile=profile, photos=photos, pieces=all_pieces, probs=all_probs, report=report,
                        warnings=warnings)
+
+
+def _sure_problems(photo: PhotoCheck, probs: np.ndarray, advice: dict) -> list[str]:
+    """What is wrong with ``photo`` for sure under (16, 4) attribute probabilities
+    ``probs``: a class with more than 8 pieces surely on one side, or two cells surely the
+    same piece (empty when nothing is sure to be wrong)."""
+    problems = []
+    sure_yes, sure_no = probs >= SURE, probs <= 1 - SURE
+    # a class is uneven when the models are sure of more than 8 pieces on one side
+    over = [(a, int(sure_yes[:, j].sum()), int(sure_no[:, j].sum())) for j, a in enumerate(ATTRIBUTES)
+            if sure_yes[:, j].sum() > 8 or sure_no[:, j].sum() > 8]
+    if len(over) >= 2:
+        # several classes at once: the cells do not look like 16 different pieces at all
+        problems.append(
+            f"the 16 cells of '{photo.path}' do not look like 16 different pieces ("
+            + ", ".join(f"{y} {a}" if y > 8 else f"{n} {OPPOSITE[a]}" for a, y, n in over)
+            + " instead of 8 each): put all 16 pieces of one set on the board, "
+            "take the photo from 30-50 degrees above the table in even light")
+    elif over:
+        attr, y, n = over[0]
+        many, word = (y, attr) if y > 8 else (n, OPPOSITE[attr])
+        problems.append(
+            f"{attr} vs {OPPOSITE[attr]} do not split 8/8 on '{photo.path}' ({many} pieces look {word}"
+            f"{'' if many == 16 else ' for sure'}): are all 16 pieces of one set on the board? If so, "
+            f"{advice[attr]}; take every photo in the same light")
+    codes = (probs > 0.5).astype(int) @ (1 << np.arange(4))
+    sure = np.all(sure_yes | sure_no, axis=1)
+    seen: dict[int, int] = {}
+    for cell in np.flatnonzero(sure).tolist():
+        code = int(codes[cell])
+        if code in seen:
+            other = seen[code]
+            problems.append(f"cells {other} and {cell} of '{photo.path}' read as the same piece "
+                            f"({_words(code)}): the board must hold the 16 different pieces of one set")
+            break
+        seen[code] = cell
+    return problems
+
+
+def _split_separation(score: np.ndarray) -> float:
+    """d' between the scores above and below the model's own boundary (0), with no labels:
+    large only when the scores fall in two clear groups (a single bell of scores cut in
+    two gives about 2.7)."""
+    a, b = score[score > 0], score[score <= 0]
+    if len(a) < 2 or len(b) < 2:
+        return 0.0
+    return float((a.mean() - b.mean()) / (np.sqrt(0.5 * (a.var() + b.var())) + 1e-9))
 
 
 def _median_tilt(photos: list[PhotoCheck], feature_names: list[str]) -> float | None:

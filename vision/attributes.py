@@ -51,7 +51,15 @@ class ModelError(ValueError):
 class AttributeModel:
     """Logistic regression on named features. ``predict_proba`` takes ``(N, D)`` features
     laid out as ``feature_names`` (all of ``FEATURE_NAMES``) and returns ``(N,)``
-    probabilities that the attribute is set."""
+    probabilities that the attribute is set.
+
+    A *stacked* model (``base`` set; what calibration writes when it adapts a default
+    model to one piece set) scores ``coef[0] * base_logit + coef[1:] . (x - mean) / scale
+    + intercept``: ``base_logit`` is the ``base`` model's score (``decision``), and
+    ``features``/``mean``/``scale`` describe only the few named features added to it.
+    Its dict form is the plain one plus ``"base": {model dict}``; plain dicts (no
+    ``"base"``) read exactly as before.
+    """
 
     name: str
     features: list[str]
@@ -62,11 +70,20 @@ class AttributeModel:
     #: how cleanly the classes separated when this model was learned (d', larger is better)
     separation: float | None = None
     extra: dict = field(default_factory=dict)
+    #: the model whose score a stacked model builds on (``None``: a plain model)
+    base: "AttributeModel | None" = None
 
-    def predict_proba(self, X: np.ndarray, feature_names) -> np.ndarray:
+    def decision(self, X: np.ndarray, feature_names) -> np.ndarray:
+        """``(N,)`` scores (log-odds that the attribute is set)."""
         idx = self._columns(feature_names)
         z = (np.asarray(X, float)[:, idx] - np.asarray(self.mean)) / np.asarray(self.scale)
-        s = z @ np.asarray(self.coef) + self.intercept
+        coef = np.asarray(self.coef, float)
+        if self.base is None:
+            return z @ coef + self.intercept
+        return coef[0] * self.base.decision(X, feature_names) + z @ coef[1:] + self.intercept
+
+    def predict_proba(self, X: np.ndarray, feature_names) -> np.ndarray:
+        s = self.decision(X, feature_names)
         return 1.0 / (1.0 + np.exp(-np.clip(s, -40, 40)))
 
     def _columns(self, feature_names) -> list[int]:
@@ -96,14 +113,21 @@ class AttributeModel:
             d["separation"] = float(self.separation)
         if self.extra:
             d["extra"] = self.extra
+        if self.base is not None:
+            d["base"] = self.base.to_dict()
         return d
 
     @classmethod
-    def from_dict(cls, d, name: str = "?") -> "AttributeModel":
-        from vision.features import FEATURE_NAMES
+    def from_dict(cls, d, name: str = "?", _depth: int = 0) -> "AttributeModel":
+        from vision.features import FEATURE_INDEX
 
         if not isinstance(d, dict):
             raise ModelError(f"attribute model {name!r} must be an object, not {d!r:.80}")
+        base = None
+        if d.get("base") is not None:
+            if _depth >= MAX_STACK_DEPTH:
+                raise ModelError(f"attribute model {name!r} stacks more than {MAX_STACK_DEPTH} models on each other")
+            base = cls.from_dict(d["base"], name=name, _depth=_depth + 1)
         try:
             feats = list(d["features"])
             n = len(feats)
@@ -116,15 +140,26 @@ class AttributeModel:
                 intercept=float(d.get("intercept", 0.0)),
                 separation=None if d.get("separation") is None else float(d["separation"]),
                 extra=dict(d.get("extra", {})),
+                base=base,
             )
         except (KeyError, TypeError, ValueError) as e:
             raise ModelError(f"attribute model {name!r} is malformed ({e}): {json.dumps(d)[:120]}") from None
-        unknown = [f for f in feats if f not in FEATURE_NAMES]
+        unknown = [f for f in feats if f not in FEATURE_INDEX]
         if unknown:
             raise ModelError(f"attribute model {name!r} uses unknown feature {unknown[0]!r}")
-        if not (len(m.mean) == len(m.scale) == len(m.coef) == n) or any(s <= 0 for s in m.scale):
-            raise ModelError(f"attribute model {name!r} has mismatched lengths or a non-positive scale")
+        n_coef = n + (base is not None)
+        if not (len(m.mean) == len(m.scale) == n and len(m.coef) == n_coef) or any(s <= 0 for s in m.scale):
+            raise ModelError(f"attribute model {name!r} has mismatched lengths or a non-positive scale"
+                             + (" (a stacked model has one coefficient more than features: the base's)"
+                                if base is not None else ""))
+        if not all(math.isfinite(v) for v in m.mean + m.scale + m.coef + [m.intercept]):
+            raise ModelError(f"attribute model {name!r} holds a non-finite number")
         return m
+
+
+#: how many stacked models may build on each other (each calibration from a calibrated
+#: profile adds one)
+MAX_STACK_DEPTH = 4
 
 
 def models_from_dict(models: dict) -> dict[str, AttributeModel]:

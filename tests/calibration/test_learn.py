@@ -31,18 +31,59 @@ def _photo(name, features, problem=""):
     return PhotoCheck(path=name, frame=np.zeros((8, 8, 3), np.uint8), features=features, problem=problem)
 
 
+def _base(strength=3.0):
+    """A starting profile whose piece models roughly know the stand-in set: each reads its
+    attribute's main feature (as vision's default models roughly read a real new set)."""
+    base = default_profile()
+    base.vision.attributes = {**base.vision.attributes, **{
+        a: {"features": [PRIMARY_FEATURE[a][0]], "mean": [0.0], "scale": [1.0],
+            "coef": [strength * PRIMARY_FEATURE[a][1]], "intercept": 0.0} for a in PIECE_ATTRIBUTES}}
+    return base
+
+
 def test_sixteen_distinct_pieces_are_learned_without_labels():
+    rng = np.random.default_rng(0)
+    arrangements = [rng.permutation(16) for _ in range(2)]
+    photos = [_photo(f"p{k}.jpg", _features(rng, arr)) for k, arr in enumerate(arrangements)]
+    base = _base()
+    cal = learn_profile(photos, base)
+    assert cal.pieces == [list(a) for a in arrangements]
+    assert cal.warnings == []
+    assert set(cal.profile.report["attributes"]) == set(PIECE_ATTRIBUTES)
+    assert cal.profile.source_images == ["p0.jpg", "p1.jpg"]
+    # the piece models are the starting ones adapted to the set (stacked on them); occupancy stays
+    tall = cal.profile.vision.attributes["tall"]
+    assert tall != base.vision.attributes["tall"] and tall.get("base") == base.vision.attributes["tall"]
+    assert cal.profile.vision.attributes["occupied"] == base.vision.attributes["occupied"]
+
+
+def test_a_set_the_default_does_not_know_is_learned_from_the_measurements():
+    # vision's default models read nothing sensible on these made-up features, but each
+    # attribute's main measurement splits the pieces cleanly: that start wins
     rng = np.random.default_rng(0)
     arrangements = [rng.permutation(16) for _ in range(2)]
     photos = [_photo(f"p{k}.jpg", _features(rng, arr)) for k, arr in enumerate(arrangements)]
     cal = learn_profile(photos, default_profile())
     assert cal.pieces == [list(a) for a in arrangements]
-    assert cal.warnings == []
-    assert set(cal.profile.report["attributes"]) == set(PIECE_ATTRIBUTES)
-    assert cal.profile.source_images == ["p0.jpg", "p1.jpg"]
-    # the learned models replace the default's piece models; occupancy stays
-    assert cal.profile.vision.attributes["tall"] != default_profile().vision.attributes["tall"]
-    assert cal.profile.vision.attributes["occupied"] == default_profile().vision.attributes["occupied"]
+    assert all("from the measurements alone" in r["note"] for r in cal.report.values())
+
+
+def test_a_class_the_photos_do_not_improve_keeps_the_default_and_says_so():
+    rng = np.random.default_rng(6)
+    arrangements = [rng.permutation(16) for _ in range(2)]
+    photos = [_photo(f"p{k}.jpg", _features(rng, arr, spread={"square": 3.0})) for k, arr in enumerate(arrangements)]
+    base = _base()
+    # the starting square model reads a measurement of its own that tells square well
+    # (the photos' squareness is mostly noise): adapting has nothing to add
+    j = FEATURE_NAMES.index("patch_edges")
+    for photo, arr in zip(photos, arrangements):
+        photo.features[:, j] = np.array([(p >> 2) & 1 for p in arr]) * 2.0 - 1.0 + rng.normal(0, 0.3, 16)
+    base.vision.attributes["square"] = {"features": ["patch_edges"], "mean": [0.0], "scale": [1.0], "coef": [2.0],
+                                        "intercept": 0.0}
+    cal = learn_profile(photos, base)
+    assert cal.report["square"]["model"] in ("default", "rescaled")
+    assert cal.profile.vision.attributes["square"].get("base", cal.profile.vision.attributes["square"]) == \
+        base.vision.attributes["square"]
 
 
 def test_an_unusable_photo_is_refused_by_name():
@@ -58,7 +99,7 @@ def test_two_of_each_piece_is_not_a_set():
     # 8/8, but pairs of cells read as the same piece
     pieces = [p for p in (0, 3, 5, 6, 9, 10, 12, 15) for _ in range(2)]
     with pytest.raises(CalibrationRefused) as e:
-        learn_profile([_photo("mixed.jpg", _features(rng, pieces))], default_profile())
+        learn_profile([_photo("mixed.jpg", _features(rng, pieces))], _base())
     assert "'mixed.jpg'" in str(e.value)
     assert any(words in str(e.value) for words in
                ("read as the same piece", "do not split 8/8", "do not look like 16 different pieces"))
@@ -72,14 +113,14 @@ def test_a_class_that_does_not_split_evenly_is_refused_naming_it():
     X[:, j] = np.r_[np.full(12, 1.0), np.full(4, -1.0)] + rng.normal(0, 0.05, 16)
     X2 = _features(rng, rng.permutation(16))
     with pytest.raises(CalibrationRefused) as e:
-        learn_profile([_photo("a.jpg", X), _photo("b.jpg", X2)], default_profile())
+        learn_profile([_photo("a.jpg", X), _photo("b.jpg", X2)], _base())
     assert "tall" in str(e.value)
 
 
 def test_a_class_that_barely_separates_is_warned_about_with_advice():
     rng = np.random.default_rng(4)
     photos = [_photo(f"p{k}.jpg", _features(rng, rng.permutation(16), spread={"dark": 0.45})) for k in range(2)]
-    cal = learn_profile(photos, default_profile())
+    cal = learn_profile(photos, _base())
     assert len(cal.warnings) == 1
     assert cal.warnings[0].startswith("dark vs light barely separate") and "brighter, even light" in cal.warnings[0]
     assert cal.profile.report["warnings"] == cal.warnings
@@ -142,6 +183,6 @@ def test_a_camera_looking_straight_down_is_named_when_heights_do_not_separate():
         X = _features(rng, rng.permutation(16), spread={"tall": 0.5})
         X[:, j] = 3.0  # degrees from vertical
         photos.append(_photo(f"p{k}.jpg", X))
-    cal = learn_profile(photos, default_profile())
+    cal = learn_profile(photos, _base())
     tall = [w for w in cal.warnings if w.startswith("tall vs short")]
     assert tall and "straight down (tilt 3 degrees)" in tall[0]
