@@ -4,7 +4,7 @@ A profile describes one piece set, in one light, seen by one camera::
 
     {
       "format": "quarto-assist-profile",
-      "version": 1,
+      "version": 2,
       "created": "2026-11-30T10:00:00Z",
       "name": "beech-walnut, kitchen lamp",
       "source_images": ["a.jpg", "b.jpg"],
@@ -38,12 +38,21 @@ from typing import Any, Callable
 from .camera import CameraError, CameraModel
 
 FORMAT = "quarto-assist-profile"
-VERSION = 1
+#: 1: the first format. 2: attribute models may be *stacked* (a ``"base"`` model plus a
+#: few features, ``vision.attributes.AttributeModel``), which calibration now writes;
+#: a program reading version 1 would take them for corrupt, hence the new number.
+VERSION = 2
+
+
+def _from_version_1(data: dict) -> dict:
+    """Version 1 -> 2: nothing to change (every version-1 model is a valid plain model)."""
+    return data
+
 
 #: old version -> function turning a dict of that version into one of version + 1.
 #: Version 1 is the first published format; older numbers were never written by a
-#: release, so there is nothing to migrate yet. Add an entry here with each bump.
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
+#: release. Add an entry here with each bump.
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _from_version_1}
 
 #: A committed profile built from training renders of wooden sets (see docs/calibration.md);
 #: when absent, the built-in default is vision's own default settings.

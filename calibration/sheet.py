@@ -86,10 +86,18 @@ def render_sheet(cal: Calibration, photo_width: int = 600) -> np.ndarray:
         panels.append(small)
 
     width = max(tiles.shape[1], photo_width)
-    header = np.full((36, width, 3), 255, np.uint8)
+    header = np.full((56, width, 3), 255, np.uint8)
     seps = "  ".join(f"{a} {cal.report.get(a, {}).get('separation', 0):.1f}" for a in ATTRIBUTES)
-    cv2.putText(header, f"learned pieces (separation: {seps})", (8, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.5, BLACK, 1,
+    cv2.putText(header, f"learned pieces (separation: {seps})", (8, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.5, BLACK, 1,
                 cv2.LINE_AA)
+    # which classes were adapted to this set, and which kept the model calibration started from
+    forms = {"adapted": "adapted", "rescaled": "rescaled", "default": "unchanged"}
+    groups = {}
+    for a in ATTRIBUTES:
+        groups.setdefault(forms.get(cal.report.get(a, {}).get("model", ""), ""), []).append(a)
+    text = "; ".join(f"{k}: {', '.join(v)}" for k, v in groups.items() if k)
+    if text:
+        cv2.putText(header, f"models {text}", (8, 44), cv2.FONT_HERSHEY_SIMPLEX, 0.45, BLACK, 1, cv2.LINE_AA)
     rows = [header, _pad(tiles, width)] + [_pad(p, width) for p in panels]
     return np.concatenate(rows, axis=0)
 

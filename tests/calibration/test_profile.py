@@ -126,3 +126,28 @@ def test_cli_bad_base_profile_is_one_line_exit_2_and_out_untouched(tmp_path, cap
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("ERROR ") and str(bad) in lines[0]
     assert out.read_text() == "keep me"
+
+
+def test_a_version_1_profile_still_loads_and_is_saved_as_the_current_version(tmp_path):
+    p = _profile_with_camera()
+    data = p.to_dict()
+    data["version"] = 1  # written by the first release: plain attribute models only
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data))
+    q = load_profile(path)
+    assert q.vision.to_dict() == p.vision.to_dict() and q.name == "beech set"
+    save_profile(q, tmp_path / "new.json")
+    assert json.loads((tmp_path / "new.json").read_text())["version"] == VERSION == 2
+
+
+def test_a_calibrated_profile_with_stacked_models_round_trips(tmp_path):
+    from vision.attributes import models_from_dict
+
+    p = _profile_with_camera()
+    base = p.vision.attributes["tall"]
+    p.vision.attributes = {**p.vision.attributes, "tall": {
+        "features": ["height"], "mean": [0.5], "scale": [0.2], "coef": [1.2, 0.4], "intercept": -0.1, "base": base}}
+    save_profile(p, tmp_path / "s.json")
+    q = load_profile(tmp_path / "s.json")
+    assert q.vision.attributes["tall"]["base"] == base
+    assert models_from_dict(q.vision.attributes)["tall"].base is not None
