@@ -11,7 +11,9 @@ photos are read with the truth occupancy and the joint assignment, with the cali
 models, with the built-in default models, and (``scratch``) with models learned from
 the measurements alone (``vision.attributes.fit_unsupervised``, session 1's calibration).
 It prints per session the separation of each class (d') with the form kept (``=``
-default, ``~`` rescaled, ``+`` adapted), seconds of learning, and the share of pieces
+default, ``~`` rescaled, ``+`` adapted), the share of tall/dark/square/hollow that the
+final joint reading of the calibration photos got right (the labels calibration learned
+from, checked against truth), seconds of learning, and the share of pieces
 (cells holding one) / boards read fully right. A refused calibration leaves the user on
 the default and is scored so. What this measures is the ceiling calibration reaches
 once vision finds the board; ``bench/calibration_holdout.py`` measures the whole
@@ -77,19 +79,23 @@ def main() -> int:
         scored = sorted(glob.glob(os.path.join(sess, "[0-9]*.json")))
         if not calib or not scored:
             continue
-        photos = []
+        photos, calib_truth = [], []
         for js in calib:
             t = json.load(open(js))
             image = cv2.imread(os.path.join(sess, t["image"]))
             photos.append(PhotoCheck(path=js, frame=image, features=cell_features(image, truth_reading(t), settings)))
+            calib_truth.append([int(c, 16) for c in t["cells"]])
         t0 = time.perf_counter()
         try:
             cal = learn_profile(photos, base)
             learned = models_from_dict(cal.profile.vision.attributes)
             seps = " ".join(f"{a} {r['separation']:.1f}{mark.get(r.get('model'), '')}" for a, r in cal.report.items())
+            # how many attributes of the calibration photos the final joint reading got right
+            pairs = [(p, q) for got, truth in zip(cal.pieces, calib_truth) for p, q in zip(got, truth)]
+            labels = "/".join(f"{100 * np.mean([(p >> j & 1) == (q >> j & 1) for p, q in pairs]):.0f}" for j in range(4))
         except CalibrationRefused as e:
             learned = default
-            seps = f"REFUSED ({str(e)[:60]}...)"
+            seps, labels = f"REFUSED ({str(e)[:60]}...)", "-"
         seconds = time.perf_counter() - t0
         scratch_models, _ = fit_unsupervised([p.features for p in photos])
         scratch = models_from_dict({**settings.attributes, **scratch_models})
@@ -114,7 +120,7 @@ def main() -> int:
         for k in total:
             total[k] = [a + b for a, b in zip(total[k], res[k])]
         c, d, s0 = res["calibrated"], res["default"], res["scratch"]
-        print(f"{os.path.basename(sess):34} d': {seps:44} {seconds:4.2f} s  pieces {100 * c[0] / max(c[1], 1):5.1f}% "
+        print(f"{os.path.basename(sess):34} d': {seps:44} labels {labels:11} {seconds:4.2f} s  pieces {100 * c[0] / max(c[1], 1):5.1f}% "
               f"(default {100 * d[0] / max(d[1], 1):5.1f}%, scratch {100 * s0[0] / max(s0[1], 1):5.1f}%)"
               f"  boards {c[2]}/{c[3]} (default {d[2]}/{d[3]})", flush=True)
     for k, (cr, cn, br, bn) in total.items():
