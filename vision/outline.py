@@ -22,16 +22,41 @@ def board_quads(gray: np.ndarray, settings, bgr: np.ndarray | None = None) -> li
     consistent turn) from global (Otsu) thresholds of brightness and, when the colour
     image ``bgr`` is given, of saturation and the Lab colour axes (a wooden board on a
     white table differs in colour more than in brightness), and coarse adaptive
-    thresholds of brightness. ``gray`` ``(H, W)`` uint8; ``settings``: ``OutlineSettings``."""
+    thresholds of brightness. ``gray`` ``(H, W)`` uint8; ``settings``: ``OutlineSettings``.
+
+    Outlines are looked for in the working image and in copies shrunk to each of
+    ``quad_long_sides`` pixels on the longer side (0 = the working image): a rim that
+    one resolution breaks up (glare, a thin edge, a piece on it) another may close.
+    Corners are returned in ``gray``'s pixels."""
+    quads = []
+    for side in settings.quad_long_sides:
+        f = min(1.0, side / max(gray.shape)) if side > 0 else 1.0
+        g, c = gray, bgr
+        if f < 1.0:
+            g = cv2.resize(gray, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+            c = None if bgr is None else cv2.resize(bgr, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        # pixel centres: x_small = (x + 0.5) * f - 0.5
+        quads += [(q + 0.5) / f - 0.5 for q in _quads_at(g, settings, c, f)]
+    return _dedupe(quads)
+
+
+def _odd_pixels(n: float) -> int:
+    return max(3, int(n) | 1)
+
+
+def _quads_at(gray: np.ndarray, settings, bgr: np.ndarray | None, f: float) -> list[np.ndarray]:
+    """:func:`board_quads` on an image already shrunk by ``f`` (pixel sizes in
+    ``settings`` are for the unshrunk working image)."""
     h, w = gray.shape
     area_img = float(h * w)
-    blur = cv2.GaussianBlur(gray, (7, 7), 0)
+    b7 = _odd_pixels(7 * f)
+    blur = cv2.GaussianBlur(gray, (b7, b7), 0)
     binaries = []
     channels = [blur]
     if bgr is not None:
         lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
         hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
-        channels += [cv2.GaussianBlur(c, (7, 7), 0) for c in (hsv[:, :, 1], lab[:, :, 1], lab[:, :, 2])]
+        channels += [cv2.GaussianBlur(c, (b7, b7), 0) for c in (hsv[:, :, 1], lab[:, :, 1], lab[:, :, 2])]
     for ch in channels:
         _, otsu = cv2.threshold(ch, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
         binaries += [otsu, 255 - otsu]
@@ -47,7 +72,8 @@ def board_quads(gray: np.ndarray, settings, bgr: np.ndarray | None = None) -> li
         b = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
                                   cv2.THRESH_BINARY if sign > 0 else cv2.THRESH_BINARY_INV, block, -sign * 4)
         binaries.append(b)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (settings.close_pixels, settings.close_pixels))
+    k_open = _odd_pixels(settings.close_pixels * f)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k_open, k_open))
     quads = []
     for b in binaries:
         b = cv2.morphologyEx(b, cv2.MORPH_OPEN, kernel)

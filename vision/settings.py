@@ -164,7 +164,11 @@ class OutlineSettings:
     trigger_cells: int = 11
     #: coarse adaptive-threshold window, fraction of the longer side
     block_fraction: float = 0.25
-    #: opening (pixels) that cuts thin bridges between the board and its surroundings
+    #: board outlines are looked for in the working image and in copies shrunk to these
+    #: many pixels on the longer side (0 = the working image itself)
+    quad_long_sides: tuple = (0.0, 480.0)
+    #: opening (pixels of the working image) that cuts thin bridges between the board and
+    #: its surroundings
     close_pixels: int = 7
     #: brightness regions are also closed with a disc of this fraction of the longer
     #: side (bridges ring lines, glare and light pieces across the board); 0 = off
