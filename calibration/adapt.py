@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.assign import assign_pieces
-from vision.attributes import PIECE_ATTRIBUTES, PRIMARY_FEATURE, models_from_dict
+from vision.attributes import MAX_STACK_DEPTH, PIECE_ATTRIBUTES, PRIMARY_FEATURE, models_from_dict
 
 #: hand-made measurements (``vision.features``) added to the default's score, per attribute:
 #: few and robust, each relative to the board where vision offers that
@@ -200,7 +200,8 @@ def adapt_models(feature_sets: list[np.ndarray], base_models: dict[str, dict], f
                              f"expected (16, {len(feature_names)})")
     X = np.concatenate(boards)
     nb = len(boards)
-    base = models_from_dict({a: base_models[a] for a in PIECE_ATTRIBUTES})
+    base_models = {a: _shallow_enough(base_models[a]) for a in PIECE_ATTRIBUTES}
+    base = models_from_dict(base_models)
     B = np.stack([base[a].decision(X, feature_names) for a in PIECE_ATTRIBUTES], 1)  # (16 nb, 4)
     stacks = {a: _Stack(a, X, feature_names) for a in PIECE_ATTRIBUTES}
     Zs = {a: stacks[a].z(X) for a in PIECE_ATTRIBUTES}
@@ -335,6 +336,16 @@ def _primary_scores(boards: list[np.ndarray], pos: dict) -> np.ndarray:
             cols.append(4.0 * (v - np.median(v)) / (spread + 1e-9))
         out.append(np.stack(cols, 1))
     return np.concatenate(out)
+
+
+def _shallow_enough(model: dict) -> dict:
+    """``model``, or when stacking on it would nest deeper than a profile may
+    (``vision.attributes.MAX_STACK_DEPTH``: each calibration from a calibrated profile
+    adds a level), the model that its oldest stacked level was built on."""
+    chain = [model]
+    while isinstance(chain[-1], dict) and chain[-1].get("base") is not None:
+        chain.append(chain[-1]["base"])
+    return model if len(chain) <= MAX_STACK_DEPTH else chain[-MAX_STACK_DEPTH]
 
 
 def _log_loss(score: np.ndarray, y: np.ndarray) -> float:

@@ -186,3 +186,16 @@ def test_a_camera_looking_straight_down_is_named_when_heights_do_not_separate():
     cal = learn_profile(photos, _base())
     tall = [w for w in cal.warnings if w.startswith("tall vs short")]
     assert tall and "straight down (tilt 3 degrees)" in tall[0]
+
+
+def test_calibrating_again_and_again_from_the_last_profile_keeps_profiles_readable(tmp_path):
+    from calibration.profile import load_profile, save_profile
+
+    rng = np.random.default_rng(7)
+    profile = _base()
+    for k in range(6):  # each calibration stacks on the profile it starts from
+        photos = [_photo(f"p{k}{j}.jpg", _features(rng, rng.permutation(16), noise=0.3)) for j in range(2)]
+        profile = learn_profile(photos, profile).profile
+        save_profile(profile, tmp_path / "p.json")
+        profile = load_profile(tmp_path / "p.json")
+    assert set(profile.vision.attributes) >= set(PIECE_ATTRIBUTES)
