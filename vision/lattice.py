@@ -276,18 +276,24 @@ def outline_support_batch(Hs: np.ndarray, centres: np.ndarray, radius: float, gr
     """
     gx, gy, scale = gradient
     circ = outline_points(radius)
+    m = len(circ)
     src = (centres[:, None, :] + circ[None]).reshape(-1, 2)
     q = np.c_[src, np.ones(len(src))] @ np.transpose(Hs, (0, 2, 1))  # (K, M, 3)
-    p = (q[..., :2] / q[..., 2:3]).reshape(len(Hs), len(centres), len(circ), 2)
-    tangent = np.roll(p, -1, axis=2) - np.roll(p, 1, axis=2)
-    normal = np.stack([tangent[..., 1], -tangent[..., 0]], -1)
-    normal /= np.linalg.norm(normal, axis=-1, keepdims=True) + 1e-9
+    z = q[..., 2].reshape(len(Hs), len(centres), m)
+    p = (q[..., :2] / q[..., 2:3]).reshape(len(Hs), len(centres), m, 2)
+    ring = np.arange(m)
+    tangent = p[:, :, (ring + 1) % m] - p[:, :, (ring - 1) % m]
+    length = np.hypot(tangent[..., 0], tangent[..., 1]) + 1e-9
     h, w = gx.shape
-    inside = (p[..., 0] >= 0) & (p[..., 0] < w - 1) & (p[..., 1] >= 0) & (p[..., 1] < h - 1) & (q[..., 2].reshape(p.shape[:3]) > 0)
+    x, y = p[..., 0], p[..., 1]
+    inside = (x >= 0) & (x < w - 1) & (y >= 0) & (y < h - 1) & (z > 0)
     xy = np.where(inside[..., None], p, 0).reshape(-1, 2)
-    sx = sample(gx, xy).reshape(p.shape[:3])
-    sy = sample(gy, xy).reshape(p.shape[:3])
-    g = np.abs(sx * normal[..., 0] + sy * normal[..., 1]) / max(scale, 1e-6)
+    # (one remap of a two-channel stack would be faster, but OpenCV then interpolates
+    # with coarse fixed-point weights)
+    sx = sample(gx, xy).reshape(z.shape)
+    sy = sample(gy, xy).reshape(z.shape)
+    # the gradient across the outline: its component along the normal (t_y, -t_x) / |t|
+    g = np.abs(sx * tangent[..., 1] - sy * tangent[..., 0]) / (length * max(scale, 1e-6))
     g = np.where(inside, np.minimum(g, 4.0), 0.0)
     return g.mean(axis=2)
 

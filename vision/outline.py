@@ -212,8 +212,18 @@ def region_scale(gradient, polygon: np.ndarray) -> float:
     sel = mask.astype(bool)
     if sel.sum() < 20:
         return scale
-    mag = np.abs(gx[::step, ::step]) + np.abs(gy[::step, ::step])
-    return float(np.percentile(mag[sel], 90)) + 1.0
+    return float(np.percentile(_coarse_magnitude(gx, gy, step)[sel], 90)) + 1.0
+
+
+_MAGNITUDE: list = [None, None, 0, None]  # gx, gy, step, coarse magnitude: the last frame's
+
+
+def _coarse_magnitude(gx: np.ndarray, gy: np.ndarray, step: int) -> np.ndarray:
+    """``|gx| + |gy|`` on every ``step``-th pixel, kept for the frame being analysed
+    (hundreds of outline scores ask for it)."""
+    if _MAGNITUDE[0] is not gx or _MAGNITUDE[1] is not gy or _MAGNITUDE[2] != step:
+        _MAGNITUDE[:] = [gx, gy, step, np.abs(gx[::step, ::step]) + np.abs(gy[::step, ::step])]
+    return _MAGNITUDE[3]
 
 
 def board_support(H: np.ndarray, radius: float, gradient) -> float:
