@@ -311,7 +311,7 @@ def _spacing_ok(blob: np.ndarray, step: np.ndarray, settings) -> bool:
 
 
 def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None = None,
-                gradient: tuple | None = None) -> LatticeFit | None:
+                gradient: tuple | None = None, memo: dict | None = None) -> LatticeFit | None:
     """Find the best 4x4 lattice among ``blobs`` (``(N, 6)`` from ``vision.cells``).
 
     ``settings``: ``LatticeSettings``; ``image_size`` ``(w, h)`` lets lattices too small
@@ -319,7 +319,11 @@ def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None 
     lattice has at least ``min_cells`` matched cells. ``gradient``: ``(gx, gy, scale)``
     of the grey image (see :func:`image_gradient`); when given, the outline evidence at
     every lattice point helps choose which 4x4 window of a lattice is the board.
+    ``memo``: a dict kept by the caller between searches on the same blobs and image
+    with the same settings but for ``max_hypotheses`` (a wider second search regrows
+    nothing the first one grew).
     """
+    memo = {} if memo is None else memo
     min_pitch = settings.min_pitch_fraction * min(image_size) if image_size else 0.0
     n = len(blobs)
     if n < 3:
@@ -365,7 +369,10 @@ def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None 
                     grown_count += 1
                     if in_lattice[diagonal][[a, b, c]].all():
                         continue
-                    grown = _grow(a, b, c, blobs, settings, diagonal)
+                    seed = (int(a), int(b), int(c), diagonal)
+                    if seed not in memo:
+                        memo[seed] = _grow(a, b, c, blobs, settings, diagonal)
+                    grown = memo[seed]
                     if grown is None:
                         continue
                     idx, ids, H_idx = grown
@@ -376,7 +383,10 @@ def fit_lattice(blobs: np.ndarray, settings, image_size: tuple[int, int] | None 
                     tried.add(key)
                     support = None
                     if gradient is not None and len(ids) >= settings.min_cells - 2:
-                        support = outline_support(H_idx, _outline_radius(H_idx, idx, ids, blobs), gradient[:2], gradient[2])
+                        if ("support", key) not in memo:
+                            memo["support", key] = outline_support(
+                                H_idx, _outline_radius(H_idx, idx, ids, blobs), gradient[:2], gradient[2])
+                        support = memo["support", key]
                     fit = _window_fit(idx, ids, blobs, settings, support)
                     if fit is None or fit.pitch < min_pitch:
                         continue

@@ -75,7 +75,8 @@ class Recognizer:
         blobs = find_blobs(gray, st.cells)
         t = _lap(timings, "cells", t)
         gradient = image_gradient(gray)
-        fit = fit_lattice(blobs, st.lattice, (gray.shape[1], gray.shape[0]), gradient)
+        grown: dict = {}  # lattice hypotheses, shared with the wider retry below
+        fit = fit_lattice(blobs, st.lattice, (gray.shape[1], gray.shape[0]), gradient, grown)
         cut_off = fit is not None and fit.cut_off
         if cut_off:
             fit = None
@@ -119,7 +120,7 @@ class Recognizer:
         if not cands and not cut_off and st.lattice.retry_hypotheses > st.lattice.max_hypotheses:
             # a hard frame (clutter, a low view): search the lattice harder before giving up
             wide = dataclasses.replace(st.lattice, max_hypotheses=st.lattice.retry_hypotheses)
-            fit = fit_lattice(blobs, wide, (gray.shape[1], gray.shape[0]), gradient)
+            fit = fit_lattice(blobs, wide, (gray.shape[1], gray.shape[0]), gradient, grown)
             t = _lap(timings, "lattice", t)
             if fit is not None and fit.cut_off:
                 cut_off, fit = True, None
