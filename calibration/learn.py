@@ -152,9 +152,10 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     """Fit the attribute models to the usable ``photos`` and build the new profile.
 
     ``base`` supplies everything not learned here (board finding, occupancy model,
-    camera). Raises :class:`CalibrationRefused` when a photo is unusable or the learned
-    classes are inconsistent (a class not split 8/8 on a photo, two cells read as the
-    same piece).
+    camera); its piece models are the ones adapted (:func:`calibration.adapt.adapt_models`).
+    Raises :class:`CalibrationRefused` when a photo is unusable or a model is sure the
+    photo does not hold 16 different pieces (a class surely not split 8/8, two cells
+    surely the same piece).
     """
     from vision.attributes import models_from_dict
     from vision.assign import assign_pieces
