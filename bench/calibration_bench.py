@@ -6,7 +6,7 @@ Without photos it uses the first two images of ``tests/data/`` whose truth shows
 pieces on the board. The process is pinned to one CPU and every thread pool is set to
 one thread; it prints the cold run (first call in a fresh process: imports and model
 loading included) and the median of the warm runs, each a full ``quarto-assist
-calibrate`` (board finding, features, unsupervised fit, consistency checks, sheet, save).
+calibrate`` (board finding, features, adapting the models to the set, consistency checks, sheet, save).
 """
 
 from __future__ import annotations
