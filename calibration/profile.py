@@ -224,6 +224,11 @@ def save_profile(profile: Profile, path: str | os.PathLike) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        # mkstemp makes the file private (0600); a profile is an ordinary file, so give it
+        # the permissions any new file gets (0666 less the umask)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
     except BaseException:
         try:

@@ -151,3 +151,14 @@ def test_a_calibrated_profile_with_stacked_models_round_trips(tmp_path):
     q = load_profile(tmp_path / "s.json")
     assert q.vision.attributes["tall"]["base"] == base
     assert models_from_dict(q.vision.attributes)["tall"].base is not None
+
+
+def test_a_saved_profile_gets_ordinary_file_permissions(tmp_path):
+    import os
+
+    umask = os.umask(0o022)
+    try:
+        save_profile(default_profile(), tmp_path / "p.json")
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "p.json").stat().st_mode & 0o777 == 0o644
