@@ -194,6 +194,16 @@ def _grid_transform(scale: float, angle_deg: float) -> np.ndarray:
     return T2 @ R @ S @ T1
 
 
+def _cells_on_board(scale: float, angle_deg: float, margin_pitch: float) -> bool:
+    """Do all 16 cell centres of a grid of side ``scale`` (board sides) turned by
+    ``angle_deg`` lie at least ``margin_pitch`` pitches inside the board's edge? (A
+    45-degree grid bigger than ~0.83 of the board would put its corner cells' rings
+    off the board.)"""
+    c = apply_homography(_grid_transform(scale, angle_deg), cell_grid())
+    m = margin_pitch * scale / 4
+    return bool(np.all((c >= m) & (c <= 1 - m)))
+
+
 def cell_support(H: np.ndarray, radius: float, gradient) -> np.ndarray:
     """``(16,)`` outline evidence at the cells of a board homography ``H`` (board unit
     square -> pixels); ``radius`` in pitches; ``gradient`` ``(gx, gy, scale)``."""
@@ -351,7 +361,8 @@ def fit_outline(gray: np.ndarray, blobs: np.ndarray, gradient, settings, bgr: np
         Hq = cv2.getPerspectiveTransform(src, q.astype(np.float32)).astype(np.float64)
         if square_view_error(Hq, size) > settings.max_square_error:
             continue  # the board is square: this outline is no view of one
-        Hs = np.array([Hq @ _grid_transform(sc, angle) for angle in settings.grid_angles for sc in scales])
+        Hs = np.array([Hq @ _grid_transform(sc, angle) for angle in settings.grid_angles for sc in scales
+                       if _cells_on_board(sc, angle, settings.cell_margin_pitch)])
         g_q = (gradient[0], gradient[1], region_scale(gradient, q))
         for radius in settings.cell_radii:
             sup = outline_support_batch(Hs, cell_grid(), radius * 0.25, g_q).mean(1)

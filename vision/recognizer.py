@@ -138,9 +138,17 @@ class Recognizer:
         if details["method"] == "lattice":
             # the grid sits in the middle of its board: a lattice found one row off (cells
             # of the first row hidden behind pieces) is moved back
-            H_fit, moved = centre_on_board(H_fit, quads, st.outline)
+            H_moved, moved = centre_on_board(H_fit, quads, st.outline)
             if moved:
-                details["recentred"] = moved
+                # ... but not away from cells it saw: the outline that asks for the move
+                # may be a shadow or a board merged with a hand
+                lost = int((match_cells(H_fit, blobs, st.lattice) >= 0).sum()) - \
+                    int((match_cells(H_moved, blobs, st.lattice) >= 0).sum())
+                if lost <= st.outline.recentre_max_lost:
+                    H_fit = H_moved
+                    details["recentred"] = moved
+                else:
+                    details["recentre_refused"] = moved
         doubtful = not precise and support < st.outline.trigger_support
         if doubtful and cut_off_by_outline(H_fit, quads, (gray.shape[1], gray.shape[0]), st.outline):
             # weak cell evidence and the board's outline runs out of the picture: what

@@ -191,6 +191,10 @@ class OutlineSettings:
     grid_scale_step: float = 0.02
     #: the grid's turn on the board (the Gigamic grid is turned 45 degrees)
     grid_angles: tuple = (0.0, 45.0)
+    #: ... and the board's edge lies at least this many pitches beyond the outer cells'
+    #: centres (their rings and the pieces' feet are on the board; the training boards
+    #: have 0.6-0.9), which rules out big 45-degree grids
+    cell_margin_pitch: float = 0.3
     #: a lattice is moved by whole cells to the middle of the board outline around it
     #: when it is this many pitches off that middle and the move brings it within
     #: ``centre_tolerance`` pitches
@@ -202,6 +206,9 @@ class OutlineSettings:
     #: ... and is at most this many times the grid's area (a Gigamic board is ~2.1-2.4x
     #: its 45-degree grid)
     recentre_max_area: float = 3.0
+    #: ... and the move leaves at most this many more cells without a blob than before
+    #: (a lattice moved off cells it saw was right where it was)
+    recentre_max_lost: int = 1
     #: cell outlines tried, radius in pitches (rings ~0.42, recesses ~0.38); negative =
     #: a square of that half side (drawn grids, checkered boards)
     cell_radii: tuple = (0.42, 0.36, 0.48, -0.5, -0.45)
