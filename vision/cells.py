@@ -193,11 +193,14 @@ def merge_blobs(blobs: np.ndarray, fraction: float) -> np.ndarray:
     used = np.zeros(len(blobs), bool)
     out = []
     xy = blobs[:, :2]
+    # which blobs lie within merging distance of which (all pairs at once: the greedy
+    # loop below then only reads rows)
+    d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+    close = d <= fraction * 0.5 * np.minimum(blobs[:, None, 3], blobs[None, :, 3])
     for i in range(len(blobs)):
         if used[i]:
             continue
-        d = np.hypot(*(xy - xy[i]).T)
-        near = (~used) & (d <= fraction * 0.5 * np.minimum(blobs[:, 3], blobs[i, 3]))
+        near = (~used) & close[i]
         used |= near
         group = blobs[near]
         row = blobs[i].copy()
