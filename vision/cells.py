@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from scipy.spatial import cKDTree
 
 #: columns of the blob array returned by :func:`find_blobs`
 BLOB_COLUMNS = ("x", "y", "major", "minor", "angle_deg", "area")
@@ -86,7 +87,7 @@ def _as_blob(cnt, min_area, max_area, settings):
         and settings.min_fill <= area / e_area <= settings.max_fill
     )
     if not solid and not _is_arc(cnt, (cx, cy), (a1, a2), ang, settings):
-        fit = _robust_arc(cnt, settings) if len(cnt) >= settings.fragment_min_points else None
+        fit = _robust_arc(cnt, settings, ((cx, cy), (a1, a2), ang)) if len(cnt) >= settings.fragment_min_points else None
         if fit is None:
             return None
         (cx, cy), (a1, a2), ang = fit
@@ -118,12 +119,12 @@ def _radial(pts, centre, axes, angle_deg):
     return np.hypot(u, v), np.arctan2(v, u)
 
 
-def _robust_arc(cnt, settings):
+def _robust_arc(cnt, settings, first=None):
     """A cell outline with a bite out of it (a piece standing in a ring and overlapping
     it): fit, keep the points near the ellipse, refit. Returns the ellipse
     ``((cx, cy), (a1, a2), angle)`` when most of its turn is traced, else ``None``."""
     pts = cnt[:, 0, :]
-    fit = cv2.fitEllipse(pts)
+    fit = first if first is not None else cv2.fitEllipse(pts)  # the caller's own fit of ``cnt``
     for tol in (0.2, 0.1, settings.arc_max_residual):
         r, _ = _radial(pts, fit[0], fit[1], fit[2])
         keep = np.abs(r - 1.0) < tol
@@ -193,15 +194,18 @@ def merge_blobs(blobs: np.ndarray, fraction: float) -> np.ndarray:
     used = np.zeros(len(blobs), bool)
     out = []
     xy = blobs[:, :2]
-    # which blobs lie within merging distance of which (all pairs at once: the greedy
-    # loop below then only reads rows)
-    d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
-    close = d <= fraction * 0.5 * np.minimum(blobs[:, None, 3], blobs[None, :, 3])
+    # candidates within merging distance from a k-d tree (thousands of blobs: all pairs
+    # would be millions), then the exact test on those few
+    reach = fraction * 0.5 * blobs[:, 3]
+    candidates = cKDTree(xy).query_ball_point(xy, reach * (1 + 1e-9) + 1e-9)
     for i in range(len(blobs)):
         if used[i]:
             continue
-        near = (~used) & close[i]
-        used |= near
+        js = np.sort(np.asarray(candidates[i], int))
+        js = js[~used[js]]
+        d = np.hypot(xy[js, 0] - xy[i, 0], xy[js, 1] - xy[i, 1])
+        near = js[d <= fraction * 0.5 * np.minimum(blobs[js, 3], blobs[i, 3])]
+        used[near] = True
         group = blobs[near]
         row = blobs[i].copy()
         row[:2] = group[:, :2].mean(0)
