@@ -263,19 +263,19 @@ def _outline_points(radius: float, n: int) -> np.ndarray:
     return np.stack([x, y], 1) * r
 
 
-def outline_support_batch(Hs: np.ndarray, centres: np.ndarray, radius: float, gradient) -> np.ndarray:
+def outline_support_batch(Hs: np.ndarray, centres: np.ndarray, radius: float, gradient, samples: int = 32) -> np.ndarray:
     """Outline evidence for many homographies at once.
 
     ``Hs`` ``(K, 3, 3)`` map source coordinates to pixels; ``centres`` ``(N, 2)`` cell
     centres and ``radius`` the outline radius, in source units; ``gradient`` ``(gx, gy,
     scale)`` as from :func:`image_gradient`; a negative ``radius`` means a square outline
     of that half side (drawn or checkered cells). Returns ``(K, N)``: the mean gradient
-    across each projected outline (32 samples), in units of ``scale``, each sample capped
+    across each projected outline (``samples`` points), in units of ``scale``, each sample capped
     so that a piece's strong edge cannot outweigh a missing outline; samples outside the
     image count 0.
     """
     gx, gy, scale = gradient
-    circ = outline_points(radius)
+    circ = outline_points(radius, samples)
     m = len(circ)
     src = (centres[:, None, :] + circ[None]).reshape(-1, 2)
     q = np.c_[src, np.ones(len(src))] @ np.transpose(Hs, (0, 2, 1))  # (K, M, 3)

@@ -365,7 +365,7 @@ def fit_outline(gray: np.ndarray, blobs: np.ndarray, gradient, settings, bgr: np
                        if _cells_on_board(sc, angle, settings.cell_margin_pitch)])
         g_q = (gradient[0], gradient[1], region_scale(gradient, q))
         for radius in settings.cell_radii:
-            sup = outline_support_batch(Hs, cell_grid(), radius * 0.25, g_q).mean(1)
+            sup = outline_support_batch(Hs, cell_grid(), radius * 0.25, g_q, settings.scan_samples).mean(1)
             for k in np.argsort(-sup)[: settings.refine_starts]:
                 cands.append((float(sup[k]), Hs[k], radius, g_q, qi))
     cands.sort(key=lambda c: -c[0])

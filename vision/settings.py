@@ -212,6 +212,9 @@ class OutlineSettings:
     #: cell outlines tried, radius in pitches (rings ~0.42, recesses ~0.38); negative =
     #: a square of that half side (drawn grids, checkered boards)
     cell_radii: tuple = (0.42, 0.36, 0.48, -0.5, -0.45)
+    #: points per cell outline when scanning the grid placements (the refinement and
+    #: the final scores use 32)
+    scan_samples: int = 16
     #: local search on the grid corners: first step (pitches) and rounds
     refine_step_pitch: float = 0.1
     refine_rounds: int = 15
