@@ -225,15 +225,18 @@ def region_scale(gradient, polygon: np.ndarray) -> float:
     return float(np.percentile(_coarse_magnitude(gx, gy, step)[sel], 90)) + 1.0
 
 
-_MAGNITUDE: list = [None, None, 0, None]  # gx, gy, step, coarse magnitude: the last frame's
+_MAGNITUDE: list = [None]  # (gx, gy, step, coarse magnitude) of the last frame
 
 
 def _coarse_magnitude(gx: np.ndarray, gy: np.ndarray, step: int) -> np.ndarray:
     """``|gx| + |gy|`` on every ``step``-th pixel, kept for the frame being analysed
-    (hundreds of outline scores ask for it)."""
-    if _MAGNITUDE[0] is not gx or _MAGNITUDE[1] is not gy or _MAGNITUDE[2] != step:
-        _MAGNITUDE[:] = [gx, gy, step, np.abs(gx[::step, ::step]) + np.abs(gy[::step, ::step])]
-    return _MAGNITUDE[3]
+    (hundreds of outline scores ask for it). The entry is one tuple, read and replaced
+    whole, so recognisers in other threads never see a mixed one."""
+    entry = _MAGNITUDE[0]
+    if entry is None or entry[0] is not gx or entry[1] is not gy or entry[2] != step:
+        entry = (gx, gy, step, np.abs(gx[::step, ::step]) + np.abs(gy[::step, ::step]))
+        _MAGNITUDE[0] = entry
+    return entry[3]
 
 
 def board_support(H: np.ndarray, radius: float, gradient) -> float:
