@@ -50,10 +50,12 @@ def truth_jsons(folder: str) -> list[str]:
 def image_features(path: str, settings, variant: int = 0):
     """``vision.training.truth_image_features`` with a disk cache (keyed by truth file,
     its image's mtime, and the feature layout)."""
-    from vision.features import FEATURE_NAMES
-    from vision.training import truth_image_features
+    from vision import crops
+    from vision.features import FEATURE_NAMES, FEATURES_VERSION
+    from vision.training import AUGMENT_VERSION, truth_image_features
 
-    key = hashlib.sha1(f"{os.path.abspath(path)}:{os.path.getmtime(path)}:{variant}:{'|'.join(FEATURE_NAMES)}".encode()).hexdigest()
+    layout = f"f{FEATURES_VERSION}:aug{AUGMENT_VERSION}:{'|'.join(FEATURE_NAMES)}:{crops.CROP_SPAN}:{crops.CROP_BELOW}:{crops.CROP_ABOVE}:{crops.CROP_W}x{crops.CROP_H}"
+    key = hashlib.sha1(f"{os.path.abspath(path)}:{os.path.getmtime(path)}:{variant}:{layout}".encode()).hexdigest()
     cache = os.path.join(CACHE, key + ".npz")
     if os.path.exists(cache):
         z = np.load(cache, allow_pickle=True)

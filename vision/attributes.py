@@ -12,6 +12,8 @@ stand, with no labels, from what the game guarantees: each attribute splits the 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import math
 import os
@@ -59,6 +61,12 @@ class AttributeModel:
     ``features``/``mean``/``scale`` describe only the few named features added to it.
     Its dict form is the plain one plus ``"base": {model dict}``; plain dicts (no
     ``"base"``) read exactly as before.
+
+    A plain model may have one *hidden layer* (what the built-in default models trained
+    on many rendered sets use, ``vision.training``): ``coef . relu(z @ W + b) +
+    intercept`` with ``z = (x - mean) / scale``. In the dict: ``"hidden": {"units": n,
+    "weights": base64 of W as little-endian float16 (features x units, row-major),
+    "bias": [n floats]}``; ``coef`` then has ``n`` entries.
     """
 
     name: str
@@ -72,12 +80,17 @@ class AttributeModel:
     extra: dict = field(default_factory=dict)
     #: the model whose score a stacked model builds on (``None``: a plain model)
     base: "AttributeModel | None" = None
+    #: hidden layer ``(W (features, units), b (units,))`` of a plain model, or ``None``
+    hidden: "tuple[np.ndarray, np.ndarray] | None" = None
 
     def decision(self, X: np.ndarray, feature_names) -> np.ndarray:
         """``(N,)`` scores (log-odds that the attribute is set)."""
         idx = self._columns(feature_names)
         z = (np.asarray(X, float)[:, idx] - np.asarray(self.mean)) / np.asarray(self.scale)
         coef = np.asarray(self.coef, float)
+        if self.hidden is not None:
+            W, b = self.hidden
+            z = np.maximum(z @ W + b, 0.0)
         if self.base is None:
             return z @ coef + self.intercept
         return coef[0] * self.base.decision(X, feature_names) + z @ coef[1:] + self.intercept
@@ -115,6 +128,11 @@ class AttributeModel:
             d["extra"] = self.extra
         if self.base is not None:
             d["base"] = self.base.to_dict()
+        if self.hidden is not None:
+            W, b = self.hidden
+            d["hidden"] = {"units": int(W.shape[1]),
+                           "weights": base64.b64encode(np.asarray(W, "<f2").tobytes()).decode("ascii"),
+                           "bias": [float(v) for v in b]}
         return d
 
     @classmethod
@@ -131,6 +149,7 @@ class AttributeModel:
         try:
             feats = list(d["features"])
             n = len(feats)
+            hidden = None if d.get("hidden") is None else _hidden_layer(d["hidden"], n)
             m = cls(
                 name=name,
                 features=feats,
@@ -141,20 +160,34 @@ class AttributeModel:
                 separation=None if d.get("separation") is None else float(d["separation"]),
                 extra=dict(d.get("extra", {})),
                 base=base,
+                hidden=hidden,
             )
-        except (KeyError, TypeError, ValueError) as e:
+        except (KeyError, TypeError, ValueError, binascii.Error) as e:
             raise ModelError(f"attribute model {name!r} is malformed ({e}): {json.dumps(d)[:120]}") from None
         unknown = [f for f in feats if f not in FEATURE_INDEX]
         if unknown:
             raise ModelError(f"attribute model {name!r} uses unknown feature {unknown[0]!r}")
-        n_coef = n + (base is not None)
+        if hidden is not None and base is not None:
+            raise ModelError(f"attribute model {name!r}: a stacked model cannot have a hidden layer")
+        n_coef = n + (base is not None) if hidden is None else hidden[0].shape[1]
         if not (len(m.mean) == len(m.scale) == n and len(m.coef) == n_coef) or any(s <= 0 for s in m.scale):
             raise ModelError(f"attribute model {name!r} has mismatched lengths or a non-positive scale"
                              + (" (a stacked model has one coefficient more than features: the base's)"
                                 if base is not None else ""))
-        if not all(math.isfinite(v) for v in m.mean + m.scale + m.coef + [m.intercept]):
+        if not all(math.isfinite(v) for v in m.mean + m.scale + m.coef + [m.intercept]) or (
+                hidden is not None and not (np.isfinite(hidden[0]).all() and np.isfinite(hidden[1]).all())):
             raise ModelError(f"attribute model {name!r} holds a non-finite number")
         return m
+
+
+def _hidden_layer(h, n_features: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(W, b)`` from a model dict's ``"hidden"`` entry (see :class:`AttributeModel`)."""
+    units = int(h["units"])
+    W = np.frombuffer(base64.b64decode(h["weights"], validate=True), "<f2").astype(np.float64)
+    b = np.asarray([float(v) for v in h["bias"]])
+    if units < 1 or W.size != n_features * units or b.shape != (units,):
+        raise ValueError(f"hidden layer of {units} units does not fit {n_features} features")
+    return W.reshape(n_features, units), b
 
 
 #: how many stacked models may build on each other (each calibration from a calibrated
@@ -223,6 +256,38 @@ def fit_logistic(name: str, X: np.ndarray, y: np.ndarray, features=None, C: floa
         name=name, features=features, mean=mean.tolist(), scale=scale.tolist(),
         coef=lr.coef_[0].tolist(), intercept=float(lr.intercept_[0]), separation=_dprime(s, y),
     )
+
+
+def fit_hidden(name: str, X: np.ndarray, y: np.ndarray, features=None, units: int = 64, alpha: float = 1.0,
+               seed: int = 0) -> AttributeModel:
+    """Like :func:`fit_logistic` with one hidden layer of ``units`` ReLUs (scikit-learn's
+    ``MLPClassifier``, L2 penalty ``alpha``, a tenth of the examples held back to stop
+    early; seeded). The weights are stored as float16, so the model is scored as it
+    will be read back."""
+    from sklearn.neural_network import MLPClassifier
+
+    from vision.features import FEATURE_NAMES
+
+    features = list(features or MODEL_FEATURES[name])
+    idx = [FEATURE_NAMES.index(f) for f in features]
+    Xs = np.asarray(X, float)[:, idx]
+    mean = Xs.mean(0)
+    scale = Xs.std(0) + 1e-6
+    Z = (Xs - mean) / scale
+    y = np.asarray(y).astype(int)
+    if len(set(y.tolist())) < 2:
+        raise ModelError(f"cannot fit {name!r}: all examples have the same label")
+    net = MLPClassifier((units,), alpha=alpha, max_iter=300, early_stopping=True, validation_fraction=0.1,
+                        n_iter_no_change=30, random_state=seed)
+    net.fit(Z, y)
+    W = net.coefs_[0].astype("<f2").astype(np.float64)
+    m = AttributeModel(
+        name=name, features=features, mean=mean.tolist(), scale=scale.tolist(),
+        coef=net.coefs_[1][:, 0].tolist(), intercept=float(net.intercepts_[1][0]),
+        hidden=(W, net.intercepts_[0].astype(np.float64)),
+    )
+    m.separation = _dprime(m.decision(X, FEATURE_NAMES), y)
+    return m
 
 
 def _dprime(score: np.ndarray, y: np.ndarray) -> float:

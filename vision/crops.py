@@ -29,9 +29,9 @@ import cv2
 import numpy as np
 
 CROP_W, CROP_H = 32, 64
-CROP_SPAN = 1.3       # pitches across (pieces stand up to 0.3 pitch off centre)
-CROP_BELOW = 0.5      # pitches below the cell centre (towards the camera)
-CROP_ABOVE = 2.0      # pitches above it (tall pieces reach ~1.1 pitch)
+CROP_SPAN = 1.0       # pitches across (a piece and little of its neighbours)
+CROP_BELOW = 0.4      # pitches below the cell centre (towards the camera)
+CROP_ABOVE = 1.7      # pitches above it (tall pieces reach ~1.1 pitch)
 GRID_W, GRID_H = 4, 8  # coarse lightness grid
 
 CELL = 8   # HOG cell size in crop pixels
@@ -113,16 +113,11 @@ def crop_frames(H: np.ndarray, centres: np.ndarray, up: np.ndarray) -> list[np.n
     return out
 
 
-def vertical_directions(H: np.ndarray, image_shape, focal: float = 0.75) -> np.ndarray:
-    """``(16, 2)`` unit image directions of the vertical (up from the board) at each cell.
-
-    The pose is decomposed from ``H`` with a guessed camera (focal length ``focal`` x the
-    image width, principal point at the centre): ``H ~ K [r1 r2 t]``, the board normal
-    ``r3 = r1 x r2`` turned towards the camera, and a short vertical segment at each cell
-    projected. Near a top-down view pieces then lean away from the principal point, as
-    they do in the picture; the guess of the focal length matters little for the
-    direction."""
-    from vision.geometry import apply_homography, cell_grid
+def vertical_displacements(H: np.ndarray, image_shape, focal: float = 0.75) -> np.ndarray:
+    """``(16, 2)`` image displacement (pixels) of a point raised by one board unit above
+    each cell centre, to first order, with the guessed camera of
+    :func:`vertical_directions`."""
+    from vision.geometry import cell_grid
 
     h, w = image_shape[:2]
     f = focal * w
@@ -138,13 +133,25 @@ def vertical_directions(H: np.ndarray, image_shape, focal: float = 0.75) -> np.n
         r3 = -r3
     g = cell_grid()
     P = r1[None] * g[:, :1] + r2[None] * g[:, 1:2] + t[None]  # (16, 3) camera coordinates
-    Q = P + 0.05 * r3[None]
-    p0 = apply_homography(H, g)
-    q = (K @ Q.T).T
-    q = q[:, :2] / q[:, 2:3]
-    pp = (K @ P.T).T
-    pp = pp[:, :2] / pp[:, 2:3]
-    d = q - pp
+    eps = 1e-3
+    q = (K @ (P + eps * r3[None]).T).T
+    p = (K @ P.T).T
+    return (q[:, :2] / q[:, 2:3] - p[:, :2] / p[:, 2:3]) / eps
+
+
+def vertical_directions(H: np.ndarray, image_shape, focal: float = 0.75) -> np.ndarray:
+    """``(16, 2)`` unit image directions of the vertical (up from the board) at each cell.
+
+    The pose is decomposed from ``H`` with a guessed camera (focal length ``focal`` x the
+    image width, principal point at the centre): ``H ~ K [r1 r2 t]``, the board normal
+    ``r3 = r1 x r2`` turned towards the camera, and a short vertical segment at each cell
+    projected (:func:`vertical_displacements`). Near a top-down view pieces then lean
+    away from the principal point, as they do in the picture; the guess of the focal
+    length matters little for the direction."""
+    from vision.geometry import apply_homography, cell_grid
+
+    d = vertical_displacements(H, image_shape, focal) * 0.05
+    p0 = apply_homography(H, cell_grid())
     n = np.hypot(d[:, 0], d[:, 1])
     out = np.where(n[:, None] > 1e-9, d / np.maximum(n, 1e-9)[:, None], np.array([0.0, -1.0]))
     # a pure top-down view at the principal point: fall back to image up

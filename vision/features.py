@@ -55,6 +55,8 @@ FEATURE_NAMES = [
     "outline_far_ratio",  # far over near: about 1 for an empty cell, low when occupied
 ] + CROP_FEATURE_NAMES  # learned-classifier inputs from upright cell crops (vision/crops.py)
 FEATURE_INDEX = {n: i for i, n in enumerate(FEATURE_NAMES)}
+#: changes whenever what a feature measures changes (models and feature caches depend on it)
+FEATURES_VERSION = 2
 
 _ANGLES = np.linspace(0, 2 * np.pi, 24, endpoint=False)
 
@@ -204,7 +206,7 @@ class LocalView:
     ``up`` (16, 2) image vectors of one board unit of height.
     """
 
-    def __init__(self, H: np.ndarray):
+    def __init__(self, H: np.ndarray, image_shape=None, low_tilt: tuple[float, float] = (8.0, 24.0)):
         self.H = H
         g = cell_grid()
         e = 1e-3
@@ -220,6 +222,23 @@ class LocalView:
         minor_img = minor_img * sign[:, None]
         self.away = Vt[:, 1, :] * sign[:, None]  # J @ away = s2 * minor_img
         self.up = minor_img * (S[:, 0] * np.sin(np.radians(self.tilt_deg)))[:, None]
+        if image_shape is not None:
+            # near a top-down view the weak-perspective vertical vanishes, but pieces still
+            # lean away from the principal point (perspective): below ``low_tilt[1]``
+            # degrees blend in the vertical of a guessed pinhole camera (all of it below
+            # ``low_tilt[0]``), and let "away" follow the lean
+            from vision.crops import vertical_displacements
+
+            persp = vertical_displacements(H, image_shape)  # (16, 2) pixels per board unit up
+            w = np.clip((self.tilt_deg - low_tilt[0]) / (low_tilt[1] - low_tilt[0]), 0.0, 1.0)[:, None]
+            self.up = w * self.up + (1.0 - w) * persp
+            away_p = np.linalg.solve(J, persp[:, :, None])[:, :, 0]
+            n = np.linalg.norm(away_p, axis=1, keepdims=True)
+            ok = (n[:, 0] > 1e-9) & (w[:, 0] < 1.0)
+            away_p = np.where(n > 1e-9, away_p / np.maximum(n, 1e-9), self.away)
+            blend = w * self.away + (1.0 - w) * away_p
+            bn = np.linalg.norm(blend, axis=1, keepdims=True)
+            self.away = np.where(ok[:, None] & (bn > 1e-9), blend / np.maximum(bn, 1e-9), self.away)
 
     def project(self, pts: np.ndarray) -> np.ndarray:
         """``(16, ..., 3)`` board points (x, y, z in board units; first axis = the cell
@@ -260,7 +279,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     pixels. Returns ``(16, D)``."""
     ps = settings.pieces
     h_img, w_img = work.shape[:2]
-    view = LocalView(H)
+    view = LocalView(H, work.shape)
     tilt = float(np.median(view.tilt_deg))
     sampler = _Sampler(work)
 

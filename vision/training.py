@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from vision.attributes import DEFAULT_MODELS_FILE, MODEL_NAMES, fit_logistic
+from vision.attributes import DEFAULT_MODELS_FILE, MODEL_NAMES, fit_hidden, fit_logistic
 from vision.evaluation import _truth_piece, load_truth, truth_files
 from vision.image import load_image
 from vision.settings import VisionSettings
@@ -32,8 +32,10 @@ def truth_image_features(path: str, settings: VisionSettings, variant: int = 0):
     """Features of one truth image with the board taken from truth (homography fitted
     from the true cell centres to the unit-grid positions; cells in truth order).
     ``variant`` > 0 is an augmented copy for training (seeded by ``variant``): odd
-    variants mirror the picture left-right, and every variant moves the cell centres by
-    a few percent of a pitch (as a board finder's error would) before fitting.
+    variants mirror the picture left-right, variants from 2 on also recolour it
+    (:func:`recolour`: other hues and light, the same light/dark order), and every
+    variant moves the cell centres by a few percent of a pitch (as a board finder's
+    error would) before fitting.
     Returns ``(features (16, D), labels (16, 5) with -1 unknown, hidden (16,), pieces)``
     or ``None`` for an image without a board."""
     import cv2
@@ -52,6 +54,8 @@ def truth_image_features(path: str, settings: VisionSettings, variant: int = 0):
             img = np.ascontiguousarray(img[:, ::-1])
             centres = centres.copy()
             centres[:, 0] = img.shape[1] - 1 - centres[:, 0]
+        if variant >= 2:
+            img = recolour(img, rng)
         pitch = float(np.median(np.sort(np.hypot(*(centres[:, None] - centres[None]).T), axis=1)[:, 1]))
         centres = centres + rng.normal(0.0, 0.04 * pitch, centres.shape)
     H, _ = cv2.findHomography(GRID, centres)
@@ -60,6 +64,29 @@ def truth_image_features(path: str, settings: VisionSettings, variant: int = 0):
     Y = np.array([[0 if p is None else 1] + [-1 if p is None else (p >> b) & 1 for b in range(4)] for p in pieces])
     hidden = np.array(truth.get("hidden") or [False] * 16, bool)
     return X, Y, hidden, pieces
+
+
+#: changes whenever :func:`truth_image_features`' augmentation changes (feature caches key on it)
+AUGMENT_VERSION = 2
+
+
+def recolour(img: np.ndarray, rng) -> np.ndarray:
+    """The picture as another piece set and room might show it: hues turned by a random
+    angle and chroma scaled (in CIE Lab, so lightness -- what "dark" means -- is kept),
+    then lightness bent by a random gamma (order kept, so the darker of two colours
+    stays the darker)."""
+    import cv2
+
+    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    angle = rng.uniform(0.0, 2.0 * np.pi)
+    chroma = rng.uniform(0.6, 1.4)
+    c, s = np.cos(angle) * chroma, np.sin(angle) * chroma
+    a, b = lab[..., 1].copy(), lab[..., 2].copy()
+    lab[..., 1] = c * a - s * b
+    lab[..., 2] = s * a + c * b
+    lab[..., 0] = 100.0 * (lab[..., 0] / 100.0) ** rng.uniform(0.75, 1.35)
+    out = cv2.cvtColor(lab, cv2.COLOR_Lab2BGR)
+    return np.clip(out * 255.0 + 0.5, 0, 255).astype(np.uint8)
 
 
 def collect(folders: list[str], settings: VisionSettings, progress=True, augment: int = 0):
@@ -86,16 +113,21 @@ def collect(folders: list[str], settings: VisionSettings, progress=True, augment
     return np.array(X), np.array(Y), meta
 
 
-def train(X: np.ndarray, Y: np.ndarray, C: float = 0.003) -> dict:
+def train(X: np.ndarray, Y: np.ndarray, C: float = 0.003, units: int = 0, alpha: float = 1.0) -> dict:
     """Model dicts for ``VisionSettings.attributes`` from collected features/labels.
     With truth at hand every feature may help an attribute, so the default models use
-    them all (calibration, with no labels, keeps to ``MODEL_FEATURES``)."""
+    them all (calibration, with no labels, keeps to ``MODEL_FEATURES``). ``units`` > 0:
+    the four piece attributes get a hidden layer of that many units (L2 penalty
+    ``alpha``); occupancy stays logistic (C)."""
     from vision.features import FEATURE_NAMES
 
     models = {}
     for k, name in enumerate(MODEL_NAMES):
         ok = Y[:, k] >= 0
-        m = fit_logistic(name, X[ok], Y[ok, k], features=FEATURE_NAMES, C=C)
+        if units > 0 and name != "occupied":
+            m = fit_hidden(name, X[ok], Y[ok, k], features=FEATURE_NAMES, units=units, alpha=alpha)
+        else:
+            m = fit_logistic(name, X[ok], Y[ok, k], features=FEATURE_NAMES, C=C)
         models[name] = m.to_dict()
     return models
 
@@ -105,16 +137,20 @@ def main(argv=None) -> int:
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--out", default=DEFAULT_MODELS_FILE)
     ap.add_argument("--augment", type=int, default=3, help="augmented copies per image (mirrored, jittered; default 3)")
+    ap.add_argument("--units", type=int, default=64,
+                    help="hidden units of the piece-attribute models (0: logistic regression; default 64)")
+    ap.add_argument("--alpha", type=float, default=1.0, help="L2 penalty of the hidden-layer models (default 1.0)")
     args = ap.parse_args(argv)
     settings = VisionSettings()
     X, Y, _ = collect(args.folders, settings, augment=args.augment)
     if len(X) == 0:
         print("no cells collected", file=sys.stderr)
         return 1
-    models = train(X, Y)
+    models = train(X, Y, units=args.units, alpha=args.alpha)
     with open(args.out, "w", encoding="utf-8") as f:
         json.dump({"trained_on": [os.path.basename(os.path.normpath(d)) for d in args.folders],
-                   "cells": int(len(X)), "augment": args.augment, "models": models}, f, indent=1)
+                   "cells": int(len(X)), "augment": args.augment,
+                   "units": args.units, "alpha": args.alpha, "models": models}, f, indent=1)
     for name in MODEL_NAMES:
         print(f"{name:9s} separation {models[name].get('separation', 0):.2f}")
     print(f"wrote {args.out} from {len(X)} cells")

@@ -117,11 +117,22 @@ def test_calibrate_on_all_16_pieces_gives_a_profile_analyze_accepts(tmp_path, ca
 
 
 def test_success_path_writes_profile_and_sheet_that_analyze_accepts(tmp_path, capsys, monkeypatch):
-    """The whole command with vision's board finding and measurements stubbed (features as
-    in test_learn.py): every file a user gets, and analyze (real vision) takes the profile."""
+    """The whole command with vision's board finding, measurements and default models
+    stubbed (features as in test_learn.py: each attribute told by its primary feature;
+    the stub default reads just that feature, as the shipped models read real
+    measurements): every file a user gets, and analyze (real vision) takes the profile."""
     import vision
+    import vision.attributes
     import vision.features
     from test_learn import _FixedRecognizer, _features, _reading
+
+    def primary_models():
+        models = vision.attributes._hand_set_models()
+        for attr, (feat, sign) in vision.attributes.PRIMARY_FEATURE.items():
+            models[attr] = {"features": [feat], "mean": [0.0], "scale": [1.0], "coef": [4.0 * sign], "intercept": 0.0}
+        return models
+
+    monkeypatch.setattr(vision.attributes, "default_models_dict", primary_models)
 
     rng = np.random.default_rng(5)
     arrangements = [rng.permutation(16) for _ in range(2)]

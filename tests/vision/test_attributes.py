@@ -69,3 +69,32 @@ def test_bad_settings_are_refused_quoting_the_value(data, says):
     with pytest.raises(SettingsError, match=None) as e:
         VisionSettings.from_dict(data)
     assert says in str(e.value)
+
+
+def test_a_hidden_layer_model_learns_what_a_line_cannot_and_reads_back_the_same():
+    """An attribute set when two measurements agree in sign (XOR-like): no logistic
+    regression gets it, one hidden layer does, and its saved form scores the same."""
+    from vision.attributes import AttributeModel, fit_hidden
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(0, 1, (1500, len(FEATURE_NAMES)))
+    a, b = FEATURE_NAMES.index("height"), FEATURE_NAMES.index("cup")
+    y = (X[:, a] * X[:, b] > 0).astype(int)
+    m = fit_hidden("tall", X[:1000], y[:1000], features=["height", "cup"], units=16, alpha=1e-3)
+    p = m.predict_proba(X[1000:], FEATURE_NAMES)
+    assert ((p > 0.5) == y[1000:]).mean() > 0.9
+    back = AttributeModel.from_dict(m.to_dict(), name="tall")
+    assert np.allclose(back.predict_proba(X[1000:], FEATURE_NAMES), p, atol=1e-9)
+
+
+@pytest.mark.parametrize("hidden, says", [
+    ({"units": 4, "weights": "AAAAAAAA", "bias": [0, 0, 0, 0]}, "does not fit"),
+    ({"units": 2, "weights": "not base64!", "bias": [0, 0]}, "malformed"),
+])
+def test_a_broken_hidden_layer_is_refused_with_a_reason(hidden, says):
+    from vision.attributes import AttributeModel, ModelError
+
+    d = {"features": ["height"], "mean": [0.0], "scale": [1.0], "coef": [1.0] * hidden["units"],
+         "intercept": 0.0, "hidden": hidden}
+    with pytest.raises(ModelError, match=says):
+        AttributeModel.from_dict(d, name="tall")
