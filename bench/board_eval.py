@@ -89,6 +89,8 @@ def main(argv=None) -> int:
     ap.add_argument("--quiet", action="store_true", help="totals only")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
+    from quarto_assist.cli import one_blas_thread
+    one_blas_thread()  # as the app does: BLAS threads only slow small products
     files = truth_files(args.folders)
     if args.limit and len(files) > args.limit:
         files = [files[i] for i in np.linspace(0, len(files) - 1, args.limit).round().astype(int)]

@@ -60,6 +60,8 @@ def main() -> int:
     import cv2
 
     cv2.setNumThreads(1)
+    from quarto_assist.cli import one_blas_thread
+    one_blas_thread()  # as the app does: BLAS threads only slow small products
     from quarto_assist.cli import main as cli_main
 
     times, outcomes = [], []

@@ -49,6 +49,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
+    from quarto_assist.cli import one_blas_thread
+    one_blas_thread()  # as the app does: BLAS threads only slow small products
     frames = frames_from(args.folder, args.frames)
     rec = Recognizer()
     rec.analyze(frames[0])  # warm up

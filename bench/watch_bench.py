@@ -77,6 +77,8 @@ def main(argv=None) -> int:
     ap.add_argument("--vision-every", type=int, default=3, help="as watch --vision-every (default 3)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
+    from quarto_assist.cli import one_blas_thread
+    one_blas_thread()  # as the app does: BLAS threads only slow small products
     from quarto_assist.capture import open_source
     from quarto_assist.commands.watch import build_recognizer
     from quarto_assist.events import EventLog
