@@ -53,10 +53,12 @@ FEATURE_NAMES = [
     "outline_far",      # cell-outline evidence on the cell's far half (a piece hides it)
     "outline_near",     # ... and on its near half (visible in front of a piece)
     "outline_far_ratio",  # far over near: about 1 for an empty cell, low when occupied
+    "colour_split",     # place between this board's two piece colours: -0.5 the lighter, +0.5 the darker
+    "colour_split_gap",  # how far apart those two colours are, against their spread
 ] + CROP_FEATURE_NAMES  # learned-classifier inputs from upright cell crops (vision/crops.py)
 FEATURE_INDEX = {n: i for i, n in enumerate(FEATURE_NAMES)}
 #: changes whenever what a feature measures changes (models and feature caches depend on it)
-FEATURES_VERSION = 2
+FEATURES_VERSION = 3
 
 _ANGLES = np.linspace(0, 2 * np.pi, 24, endpoint=False)
 
@@ -191,6 +193,39 @@ def _two_group_middle(values: np.ndarray, use: np.ndarray, fallback: float, min_
             best = (score, a.mean(), b.mean())
     _, lo, hi = best
     return float(0.5 * (lo + hi)) if hi - lo >= min_gap else fallback
+
+
+def _colour_split(lab: np.ndarray, use: np.ndarray, iterations: int = 8) -> tuple[np.ndarray, float]:
+    """A set has two colours, of any hue: split the piece colours seen on this board
+    (``lab`` (16, 3) CIE Lab, ``use`` the cells that seem to hold a piece) into two
+    groups by 2-means in Lab, and place every cell along the line from the lighter
+    group's centre (-0.5) to the darker one's (+0.5). Also returns the distance between
+    the two centres over their pooled spread (small: one colour only, or no pieces)."""
+    pts = lab[use]
+    if len(pts) < 2:
+        return np.zeros(16), 0.0
+    split = pts[:, 0] < np.median(pts[:, 0])  # start: darker half by lightness
+    if split.all() or not split.any():
+        split = pts[:, 0] <= np.median(pts[:, 0])
+    if split.all() or not split.any():
+        return np.zeros(16), 0.0
+    for _ in range(iterations):
+        dark, light = pts[split].mean(0), pts[~split].mean(0)
+        new = np.linalg.norm(pts - dark, axis=1) < np.linalg.norm(pts - light, axis=1)
+        if new.all() or not new.any() or (new == split).all():
+            break
+        split = new
+    dark, light = pts[split].mean(0), pts[~split].mean(0)
+    if dark[0] > light[0]:
+        dark, light = light, dark
+        split = ~split
+    axis = dark - light
+    n2 = float(axis @ axis)
+    if n2 < 1e-6:
+        return np.zeros(16), 0.0
+    t = (lab - light) @ axis / n2 - 0.5
+    spread = np.sqrt((((pts[split] - dark) ** 2).sum() + ((pts[~split] - light) ** 2).sum()) / len(pts))
+    return np.clip(t, -2.0, 2.0), float(np.sqrt(n2) / (spread + 2.0))
 
 
 class LocalView:
@@ -413,6 +448,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     four = np.abs((Ldiag * np.exp(4j * _ANGLES)[None] * far_w).sum(1)) / (far_w.sum(1) * contrast)
     squareness = four + 0.5 * top_fill
 
+    colour_split, colour_split_gap = _colour_split(piece_lab, is_piece)
     occupancy = 1.0 - np.exp(-3.0 * foot)
     patch_var, patch_dev, patch_edges = _top_down_cells(work, H, ps.top_down_pixels, contrast)
     outline_far, outline_near = _outline_halves(work, H, view, ps)
@@ -428,6 +464,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
         "patch_var": patch_var, "patch_dev": patch_dev, "patch_edges": patch_edges,
         "outline_far": outline_far, "outline_near": outline_near,
         "outline_far_ratio": outline_far / (outline_near + 0.05),
+        "colour_split": colour_split, "colour_split_gap": np.full(16, colour_split_gap),
     }
     for name, v in cols.items():
         out[:, FEATURE_INDEX[name]] = v

@@ -77,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     os.replace(tmp, sheet)
     save_profile(cal.profile, out)
 
-    seps = ", ".join(f"{a} {r['separation']:.1f}" for a, r in cal.report.items())
+    seps = ", ".join(f"{a} {r['separation']:.1f}" + (f" ({r['model']})" if r.get("model") else "")
+                     for a, r in cal.report.items())
     print(f"wrote {out} from {len(photos)} photo{'s' if len(photos) > 1 else ''} in "
           f"{time.perf_counter() - started:.1f} s; separation (d'): {seps}")
     print(f"wrote {sheet}: check that every piece shows the right attributes")

@@ -83,3 +83,19 @@ def test_truth_board_reading_of_the_committed_images():
     assert n > 100
     assert occ_ok / n > 0.85, occ_ok / n
     assert dark_ok / dark_n > 0.8, dark_ok / dark_n
+
+
+def test_the_darker_of_a_sets_two_colours_is_found_whatever_their_hue():
+    """Red and green pieces (green the darker) among empty cells of a green felt board:
+    the colour split puts every green piece on the dark side and every red one on the
+    light side; a board of one colour only gets no clear split."""
+    from vision.features import _colour_split
+
+    rng = np.random.default_rng(3)
+    red, green, felt = np.array([47.0, 60, 45]), np.array([31.0, -35, 20]), np.array([38.0, -10, 5])
+    lab = np.vstack([red + rng.normal(0, 3, (5, 3)), green + rng.normal(0, 3, (7, 3)), felt + rng.normal(0, 2, (4, 3))])
+    pieces = np.r_[np.ones(12, bool), np.zeros(4, bool)]
+    t, gap = _colour_split(lab, pieces)
+    assert (t[:5] < -0.3).all() and (t[5:12] > 0.3).all() and gap > 5
+    _, gap_one = _colour_split(np.vstack([red + rng.normal(0, 3, (12, 3)), felt + rng.normal(0, 2, (4, 3))]), pieces)
+    assert gap_one < gap / 3
