@@ -31,9 +31,10 @@ def _photo(name, features, problem=""):
     return PhotoCheck(path=name, frame=np.zeros((8, 8, 3), np.uint8), features=features, problem=problem)
 
 
-def _base(strength=3.0):
+def _base(strength=4.0):
     """A starting profile whose piece models roughly know the stand-in set: each reads its
-    attribute's main feature (as vision's default models roughly read a real new set)."""
+    attribute's main feature (as vision's default models roughly read a real new set), as
+    sure of itself as those are (p about 0.98 on a typical piece)."""
     base = default_profile()
     base.vision.attributes = {**base.vision.attributes, **{
         a: {"features": [PRIMARY_FEATURE[a][0]], "mean": [0.0], "scale": [1.0],
