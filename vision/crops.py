@@ -55,13 +55,17 @@ def hog(grey: np.ndarray) -> np.ndarray:
     n, h, w = g.shape
     mag = np.hypot(gx, gy)
     ang = np.mod(np.arctan2(gy, gx), np.pi) * (BINS / np.pi) - 0.5
-    lo = np.floor(ang).astype(int)
+    lo = np.floor(ang).astype(np.int64)
     w_hi = ang - lo
-    hist = np.zeros((n, h, w, BINS), np.float32)
-    idx = np.indices(g.shape)
-    np.add.at(hist, (idx[0], idx[1], idx[2], lo % BINS), mag * (1 - w_hi))
-    np.add.at(hist, (idx[0], idx[1], idx[2], (lo + 1) % BINS), mag * w_hi)
-    cells = hist.reshape(n, h // CELL, CELL, w // CELL, CELL, BINS).sum((2, 4))  # (n, cy, cx, B)
+    # every pixel votes straight into its HOG cell's histogram: flat index of
+    # (crop, cell row, cell column, bin)
+    cy, cx = h // CELL, w // CELL
+    base = ((np.arange(n)[:, None, None] * cy + (np.arange(h) // CELL)[None, :, None]) * cx
+            + (np.arange(w) // CELL)[None, None, :]) * BINS
+    size = n * cy * cx * BINS
+    cells = (np.bincount((base + lo % BINS).ravel(), (mag * (1 - w_hi)).ravel(), size)
+             + np.bincount((base + (lo + 1) % BINS).ravel(), (mag * w_hi).ravel(), size))
+    cells = cells.reshape(n, cy, cx, BINS).astype(np.float32)  # (n, cy, cx, B)
     blocks = np.concatenate([cells[:, :-1, :-1], cells[:, 1:, :-1], cells[:, :-1, 1:], cells[:, 1:, 1:]], -1)
     blocks = blocks / np.sqrt((blocks ** 2).sum(-1, keepdims=True) + 1e-3)
     blocks = np.minimum(blocks, 0.2)
