@@ -113,9 +113,15 @@ def _outline_halves(work: np.ndarray, H: np.ndarray, view: "LocalView", ps):
     Returns two ``(16,)`` arrays in units of the board region's contrast."""
     from vision.lattice import image_gradient, outline_points, sample
 
-    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
-    gx, gy, _ = image_gradient(gray)
+    # only the board's part of the picture matters (with a margin for the filters)
     corners = apply_homography(H, np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float))
+    h_img, w_img = work.shape[:2]
+    x0, y0 = np.clip(np.floor(corners.min(0)).astype(int) - 8, 0, [w_img - 1, h_img - 1])
+    x1, y1 = np.clip(np.ceil(corners.max(0)).astype(int) + 9, [x0 + 1, y0 + 1], [w_img, h_img])
+    gray = cv2.cvtColor(work[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    gx, gy, _ = image_gradient(gray)
+    corners = corners - [x0, y0]
+    H = np.array([[1.0, 0, -x0], [0, 1.0, -y0], [0, 0, 1.0]]) @ H
     mask = np.zeros(gray.shape, np.uint8)
     cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 1)
     mag = (np.abs(gx) + np.abs(gy))[mask.astype(bool)]
