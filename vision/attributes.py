@@ -234,10 +234,9 @@ def predict_proba(features: np.ndarray, models: dict[str, AttributeModel]) -> np
 
 
 # --- supervised fitting (building the default profile from rendered truth) -------------
-def fit_logistic(name: str, X: np.ndarray, y: np.ndarray, features=None, C: float = 1.0) -> AttributeModel:
-    """Fit one model on ``(N, D)`` features (all ``FEATURE_NAMES``) and ``(N,)`` 0/1 labels."""
-    from sklearn.linear_model import LogisticRegression
-
+def _standardised(name: str, X: np.ndarray, y: np.ndarray, features):
+    """The columns a model uses (``features``, default ``MODEL_FEATURES[name]``) of ``(N, D)``
+    features, standardised: ``(features, mean, scale, Z, y as int)``."""
     from vision.features import FEATURE_NAMES
 
     features = list(features or MODEL_FEATURES[name])
@@ -245,10 +244,17 @@ def fit_logistic(name: str, X: np.ndarray, y: np.ndarray, features=None, C: floa
     Xs = np.asarray(X, float)[:, idx]
     mean = Xs.mean(0)
     scale = Xs.std(0) + 1e-6
-    Z = (Xs - mean) / scale
     y = np.asarray(y).astype(int)
     if len(set(y.tolist())) < 2:
         raise ModelError(f"cannot fit {name!r}: all examples have the same label")
+    return features, mean, scale, (Xs - mean) / scale, y
+
+
+def fit_logistic(name: str, X: np.ndarray, y: np.ndarray, features=None, C: float = 1.0) -> AttributeModel:
+    """Fit one model on ``(N, D)`` features (all ``FEATURE_NAMES``) and ``(N,)`` 0/1 labels."""
+    from sklearn.linear_model import LogisticRegression
+
+    features, mean, scale, Z, y = _standardised(name, X, y, features)
     lr = LogisticRegression(C=C, max_iter=1000)
     lr.fit(Z, y)
     s = Z @ lr.coef_[0] + lr.intercept_[0]
@@ -268,15 +274,7 @@ def fit_hidden(name: str, X: np.ndarray, y: np.ndarray, features=None, units: in
 
     from vision.features import FEATURE_NAMES
 
-    features = list(features or MODEL_FEATURES[name])
-    idx = [FEATURE_NAMES.index(f) for f in features]
-    Xs = np.asarray(X, float)[:, idx]
-    mean = Xs.mean(0)
-    scale = Xs.std(0) + 1e-6
-    Z = (Xs - mean) / scale
-    y = np.asarray(y).astype(int)
-    if len(set(y.tolist())) < 2:
-        raise ModelError(f"cannot fit {name!r}: all examples have the same label")
+    features, mean, scale, Z, y = _standardised(name, X, y, features)
     net = MLPClassifier((units,), alpha=alpha, max_iter=300, early_stopping=True, validation_fraction=0.1,
                         n_iter_no_change=30, random_state=seed)
     net.fit(Z, y)
