@@ -265,24 +265,30 @@ def fit_logistic(name: str, X: np.ndarray, y: np.ndarray, features=None, C: floa
 
 
 def fit_hidden(name: str, X: np.ndarray, y: np.ndarray, features=None, units: int = 64, alpha: float = 1.0,
-               seed: int = 0) -> AttributeModel:
+               seed: int = 0, ensemble: int = 1) -> AttributeModel:
     """Like :func:`fit_logistic` with one hidden layer of ``units`` ReLUs (scikit-learn's
     ``MLPClassifier``, L2 penalty ``alpha``, a tenth of the examples held back to stop
-    early; seeded). The weights are stored as float16, so the model is scored as it
-    will be read back."""
+    early; seeded). ``ensemble`` > 1 trains that many networks (seeds ``seed``,
+    ``seed + 1`` ...) and averages their scores, which is again one hidden layer (their
+    units side by side, output weights divided by ``ensemble``): steadier than one
+    network, whose result varies with its seed. The weights are stored as float16, so
+    the model is scored as it will be read back."""
     from sklearn.neural_network import MLPClassifier
 
     from vision.features import FEATURE_NAMES
 
     features, mean, scale, Z, y = _standardised(name, X, y, features)
-    net = MLPClassifier((units,), alpha=alpha, max_iter=300, early_stopping=True, validation_fraction=0.1,
-                        n_iter_no_change=30, random_state=seed)
-    net.fit(Z, y)
-    W = net.coefs_[0].astype("<f2").astype(np.float64)
+    nets = []
+    for k in range(ensemble):
+        net = MLPClassifier((units,), alpha=alpha, max_iter=300, early_stopping=True, validation_fraction=0.1,
+                            n_iter_no_change=30, random_state=seed + k)
+        nets.append(net.fit(Z, y))
+    W = np.hstack([n.coefs_[0] for n in nets]).astype("<f2").astype(np.float64)
     m = AttributeModel(
         name=name, features=features, mean=mean.tolist(), scale=scale.tolist(),
-        coef=net.coefs_[1][:, 0].tolist(), intercept=float(net.intercepts_[1][0]),
-        hidden=(W, net.intercepts_[0].astype(np.float64)),
+        coef=(np.concatenate([n.coefs_[1][:, 0] for n in nets]) / ensemble).tolist(),
+        intercept=float(np.mean([n.intercepts_[1][0] for n in nets])),
+        hidden=(W, np.concatenate([n.intercepts_[0] for n in nets]).astype(np.float64)),
     )
     m.separation = _dprime(m.decision(X, FEATURE_NAMES), y)
     return m

@@ -113,19 +113,19 @@ def collect(folders: list[str], settings: VisionSettings, progress=True, augment
     return np.array(X), np.array(Y), meta
 
 
-def train(X: np.ndarray, Y: np.ndarray, C: float = 0.003, units: int = 0, alpha: float = 1.0) -> dict:
+def train(X: np.ndarray, Y: np.ndarray, C: float = 0.003, units: int = 0, alpha: float = 1.0, ensemble: int = 1) -> dict:
     """Model dicts for ``VisionSettings.attributes`` from collected features/labels.
     With truth at hand every feature may help an attribute, so the default models use
     them all (calibration, with no labels, keeps to ``MODEL_FEATURES``). ``units`` > 0:
     the four piece attributes get a hidden layer of that many units (L2 penalty
-    ``alpha``); occupancy stays logistic (C)."""
+    ``alpha``; ``ensemble`` networks averaged); occupancy stays logistic (C)."""
     from vision.features import FEATURE_NAMES
 
     models = {}
     for k, name in enumerate(MODEL_NAMES):
         ok = Y[:, k] >= 0
         if units > 0 and name != "occupied":
-            m = fit_hidden(name, X[ok], Y[ok, k], features=FEATURE_NAMES, units=units, alpha=alpha)
+            m = fit_hidden(name, X[ok], Y[ok, k], features=FEATURE_NAMES, units=units, alpha=alpha, ensemble=ensemble)
         else:
             m = fit_logistic(name, X[ok], Y[ok, k], features=FEATURE_NAMES, C=C)
         models[name] = m.to_dict()
@@ -140,17 +140,18 @@ def main(argv=None) -> int:
     ap.add_argument("--units", type=int, default=64,
                     help="hidden units of the piece-attribute models (0: logistic regression; default 64)")
     ap.add_argument("--alpha", type=float, default=1.0, help="L2 penalty of the hidden-layer models (default 1.0)")
+    ap.add_argument("--ensemble", type=int, default=3, help="networks averaged per attribute (default 3)")
     args = ap.parse_args(argv)
     settings = VisionSettings()
     X, Y, _ = collect(args.folders, settings, augment=args.augment)
     if len(X) == 0:
         print("no cells collected", file=sys.stderr)
         return 1
-    models = train(X, Y, units=args.units, alpha=args.alpha)
+    models = train(X, Y, units=args.units, alpha=args.alpha, ensemble=args.ensemble)
     with open(args.out, "w", encoding="utf-8") as f:
         json.dump({"trained_on": [os.path.basename(os.path.normpath(d)) for d in args.folders],
                    "cells": int(len(X)), "augment": args.augment,
-                   "units": args.units, "alpha": args.alpha, "models": models}, f, indent=1)
+                   "units": args.units, "alpha": args.alpha, "ensemble": args.ensemble, "models": models}, f, indent=1)
     for name in MODEL_NAMES:
         print(f"{name:9s} separation {models[name].get('separation', 0):.2f}")
     print(f"wrote {args.out} from {len(X)} cells")
