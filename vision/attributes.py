@@ -86,14 +86,27 @@ class AttributeModel:
     def decision(self, X: np.ndarray, feature_names) -> np.ndarray:
         """``(N,)`` scores (log-odds that the attribute is set)."""
         idx = self._columns(feature_names)
+        if self.hidden is not None:
+            # float32 arrays made once (W came as float16): the product is most of the cost
+            mean, inv, W, b, coef = self._arrays()
+            z = ((np.asarray(X, np.float32)[:, idx] - mean) * inv) @ W + b
+            return np.maximum(z, 0.0).astype(np.float64) @ coef + self.intercept
         z = (np.asarray(X, float)[:, idx] - np.asarray(self.mean)) / np.asarray(self.scale)
         coef = np.asarray(self.coef, float)
-        if self.hidden is not None:
-            W, b = self.hidden
-            z = np.maximum(z @ W + b, 0.0)
         if self.base is None:
             return z @ coef + self.intercept
         return coef[0] * self.base.decision(X, feature_names) + z @ coef[1:] + self.intercept
+
+    def _arrays(self):
+        """A hidden-layer model's numbers as float32 arrays, cached: ``(mean, 1 / scale, W,
+        b, output weights (float64))``."""
+        cache = getattr(self, "_array_cache", None)
+        if cache is None:
+            W, b = self.hidden
+            cache = (np.asarray(self.mean, np.float32), (1.0 / np.asarray(self.scale, float)).astype(np.float32),
+                     W.astype(np.float32), b.astype(np.float32), np.asarray(self.coef, float))
+            self._array_cache = cache
+        return cache
 
     def predict_proba(self, X: np.ndarray, feature_names) -> np.ndarray:
         s = self.decision(X, feature_names)
