@@ -23,11 +23,11 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-GRID = np.array([((i % 4 + 0.5) / 4, (i // 4 + 0.5) / 4) for i in range(16)])
 
 
 def main() -> int:
     from vision.features import LocalView
+    from vision.geometry import cell_grid
 
     folder = sys.argv[1] if len(sys.argv) > 1 else "data/renders/calib-holdout"
     for sess in sorted(d for d in glob.glob(os.path.join(folder, "*")) if os.path.isdir(d)):
@@ -37,7 +37,7 @@ def main() -> int:
             image = cv2.imread(os.path.join(sess, t["image"]))
             lab = cv2.cvtColor(image.astype(np.float32) / 255, cv2.COLOR_BGR2Lab)
             centres = np.asarray(t["cell_centers"], float)
-            H, _ = cv2.findHomography(GRID, centres)
+            H, _ = cv2.findHomography(cell_grid(), centres)
             up = LocalView(H).up
             for i in range(16):
                 x, y = (centres[i] + 0.1 * up[i]).astype(int)  # 0.1 board units = 0.4 pitch up

@@ -34,14 +34,14 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-GRID = np.array([((i % 4 + 0.5) / 4, (i // 4 + 0.5) / 4) for i in range(16)])
 
 
 def truth_reading(truth: dict):
+    from vision.geometry import cell_grid
     from vision.reading import BoardReading
 
     centres = np.asarray(truth["cell_centers"], float)
-    H, _ = cv2.findHomography(GRID, centres)
+    H, _ = cv2.findHomography(cell_grid(), centres)
     return BoardReading(found=True, homography=H, cell_centers=centres)
 
 

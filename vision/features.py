@@ -106,7 +106,7 @@ def _piece_offsets(view, sampler, base, side, ps, contrast) -> np.ndarray:
     return np.c_[offs[best], np.zeros(16)]
 
 
-def _outline_halves(work: np.ndarray, H: np.ndarray, view: "LocalView", ps):
+def _outline_halves(grey: np.ndarray, H: np.ndarray, view: "LocalView", ps):
     """Cell-outline evidence split into the half away from the camera and the half
     toward it. The board's cell outline (the circle or square that fits the 16 cells
     best) is fully visible on an empty cell; a piece standing in it hides the far half.
@@ -115,10 +115,10 @@ def _outline_halves(work: np.ndarray, H: np.ndarray, view: "LocalView", ps):
 
     # only the board's part of the picture matters (with a margin for the filters)
     corners = apply_homography(H, np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float))
-    h_img, w_img = work.shape[:2]
+    h_img, w_img = grey.shape[:2]
     x0, y0 = np.clip(np.floor(corners.min(0)).astype(int) - 8, 0, [w_img - 1, h_img - 1])
     x1, y1 = np.clip(np.ceil(corners.max(0)).astype(int) + 9, [x0 + 1, y0 + 1], [w_img, h_img])
-    gray = cv2.cvtColor(work[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    gray = grey[y0:y1, x0:x1]
     gx, gy, _ = image_gradient(gray)
     corners = corners - [x0, y0]
     H = np.array([[1.0, 0, -x0], [0, 1.0, -y0], [0, 0, 1.0]]) @ H
@@ -149,14 +149,13 @@ def _outline_halves(work: np.ndarray, H: np.ndarray, view: "LocalView", ps):
     return best[1], best[2]
 
 
-def _top_down_cells(work: np.ndarray, H: np.ndarray, px: int, contrast: float):
+def _top_down_cells(grey: np.ndarray, H: np.ndarray, px: int, contrast: float):
     """The board plane seen from straight above (``px`` pixels per pitch); per cell the
     lightness spread, the distance from the median cell (an empty cell looks like the
     others' design; a piece covers it) and the edge density. Returns three ``(16,)``."""
     size = 4 * px
     A = np.array([[1.0 / size, 0, 0], [0, 1.0 / size, 0], [0, 0, 1]])  # view px -> board
-    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
-    view = cv2.warpPerspective(gray, H @ A, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+    view = cv2.warpPerspective(grey, H @ A, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE).astype(np.float32) * (100.0 / 255.0)
     cells = view.reshape(4, px, 4, px).transpose(0, 2, 1, 3).reshape(16, px, px)
     median = np.median(cells, axis=0)
@@ -275,11 +274,10 @@ class LocalView:
             self.up = w * self.up + (1.0 - w) * persp
             away_p = np.linalg.solve(J, persp[:, :, None])[:, :, 0]
             n = np.linalg.norm(away_p, axis=1, keepdims=True)
-            ok = (n[:, 0] > 1e-9) & (w[:, 0] < 1.0)
             away_p = np.where(n > 1e-9, away_p / np.maximum(n, 1e-9), self.away)
             blend = w * self.away + (1.0 - w) * away_p
             bn = np.linalg.norm(blend, axis=1, keepdims=True)
-            self.away = np.where(ok[:, None] & (bn > 1e-9), blend / np.maximum(bn, 1e-9), self.away)
+            self.away = np.where(bn > 1e-9, blend / np.maximum(bn, 1e-9), self.away)
 
     def project(self, pts: np.ndarray) -> np.ndarray:
         """``(16, ..., 3)`` board points (x, y, z in board units; first axis = the cell
@@ -295,7 +293,6 @@ class _Sampler:
 
     def __init__(self, img: np.ndarray):
         self.img = img
-        self.gray = None
 
     def lab(self, pts: np.ndarray) -> np.ndarray:
         shape = pts.shape[:-1]
@@ -303,23 +300,11 @@ class _Sampler:
         lab = cv2.cvtColor(s.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
         return lab.reshape(*shape, 3).astype(np.float64)
 
-    def gradient(self, pts: np.ndarray) -> np.ndarray:
-        if self.gray is None:
-            g = cv2.cvtColor(self.img, cv2.COLOR_BGR2GRAY)
-            g = cv2.GaussianBlur(g, (3, 3), 0).astype(np.float32)
-            self.gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3) / 8.0
-            self.gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3) / 8.0
-            self.gray = g
-        shape = pts.shape[:-1]
-        flat = pts.reshape(-1, 2)
-        return np.stack([sample(self.gx, flat).reshape(shape), sample(self.gy, flat).reshape(shape)], -1).astype(np.float64)
-
 
 def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     """:func:`cell_features` on an image already at working scale, ``H`` board -> ``work``
     pixels. Returns ``(16, D)``."""
     ps = settings.pieces
-    h_img, w_img = work.shape[:2]
     view = LocalView(H, work.shape)
     tilt = float(np.median(view.tilt_deg))
     sampler = _Sampler(work)
@@ -333,8 +318,8 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     # --- reference: the bare board between cells ------------------------------------
     corners = np.array([(i / 4, j / 4, 0.0) for j in range(5) for i in range(5)])
     board_lab = np.median(sampler.lab(apply_homography(H, corners[:, :2])), axis=0)
-    frame_L = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
-    lo, mid, hi = np.percentile(frame_L[:: 4, :: 4], [5, 50, 95]) * (100.0 / 255.0)
+    frame_grey = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)  # one grey copy for every measurement below
+    lo, mid, hi = np.percentile(frame_grey[:: 4, :: 4], [5, 50, 95]) * (100.0 / 255.0)
     contrast = max(hi - lo, 10.0)
 
     # --- where the piece stands: pieces sit up to a third of a pitch off centre ---------
@@ -394,30 +379,23 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     ring = (base[:, None, None, :2] + r * circ[None, None, :, :])  # (16, 1, A, 2)
     ring3 = np.concatenate([np.broadcast_to(ring, (16, len(sweep_h), len(_ANGLES), 2)),
                             np.broadcast_to(PITCH * sweep_h[None, :, None, None], (16, len(sweep_h), len(_ANGLES), 1))], -1)
-    outer3 = ring3.copy()
-    outer3[..., :2] = base[:, None, None, :2] + 1.12 * r * circ[None, None, :, :]
-    inner3 = ring3.copy()
-    inner3[..., :2] = base[:, None, None, :2] + 0.88 * r * circ[None, None, :, :]
-    p_out = view.project(outer3)
-    p_in = view.project(inner3)
     # the far half of the outline is the silhouette against what lies behind: the edge
     # that shows where the top is, whatever the tilt
     awayxy = away[:, :2]
     w_far = np.clip(circ @ awayxy.T, 0.0, None).T  # (16, A): 1 at the farthest point
     w_far = w_far + 0.35  # the whole outline counts a little (square-on views)
-    Lo = sampler.lab(p_out)[..., 0]
-    Li = sampler.lab(p_in)[..., 0]
-    edge = np.abs(Lo - Li) / contrast  # (16, S, A)
-    sweep = (edge * w_far[:, None, :]).sum(2) / w_far.sum(1)[:, None]
-    # the same with the outline radius left free (piece sets differ in width)
-    sweeps = [sweep]
-    for rf in ps.sweep_radius_factors:
-        o3 = ring3.copy()
+
+    def sweep_at(rf: float) -> np.ndarray:
+        """(16, S) edge strength across the outline of radius ``rf * r`` at each height."""
+        o3, i3 = ring3.copy(), ring3.copy()
         o3[..., :2] = base[:, None, None, :2] + 1.12 * rf * r * circ[None, None, :, :]
-        i3 = ring3.copy()
         i3[..., :2] = base[:, None, None, :2] + 0.88 * rf * r * circ[None, None, :, :]
         e = np.abs(sampler.lab(view.project(o3))[..., 0] - sampler.lab(view.project(i3))[..., 0]) / contrast
-        sweeps.append((e * w_far[:, None, :]).sum(2) / w_far.sum(1)[:, None])
+        return (e * w_far[:, None, :]).sum(2) / w_far.sum(1)[:, None]
+
+    sweep = sweep_at(1.0)
+    # the same with the outline radius left free (piece sets differ in width)
+    sweeps = [sweep] + [sweep_at(rf) for rf in ps.sweep_radius_factors]
     sweep_any = np.max(sweeps, axis=0)
     height_any = sweep_h[np.argmax(sweep_any, axis=1)]
     k_best = np.argmax(sweep, axis=1)
@@ -456,8 +434,8 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
 
     colour_split, colour_split_gap = _colour_split(piece_lab, is_piece)
     occupancy = 1.0 - np.exp(-3.0 * foot)
-    patch_var, patch_dev, patch_edges = _top_down_cells(work, H, ps.top_down_pixels, contrast)
-    outline_far, outline_near = _outline_halves(work, H, view, ps)
+    patch_var, patch_dev, patch_edges = _top_down_cells(frame_grey, H, ps.top_down_pixels, contrast)
+    outline_far, outline_near = _outline_halves(frame_grey, H, view, ps)
     out = np.zeros((16, len(FEATURE_NAMES)))
     cols = {
         "occupancy": occupancy, "foot_contrast": foot, "column_contrast": column_contrast,
@@ -475,5 +453,5 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     for name, v in cols.items():
         out[:, FEATURE_INDEX[name]] = v
     k0 = FEATURE_INDEX[CROP_FEATURE_NAMES[0]]
-    out[:, k0:] = crop_features(cell_crops(work, H, vertical_directions(H, work.shape)), top_down_patches(work, H))
+    out[:, k0:] = crop_features(cell_crops(work, H, vertical_directions(H, work.shape)), top_down_patches(frame_grey, H))
     return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)

@@ -4,9 +4,12 @@
 
 For every image with a board, the homography is fitted to the true cell centres; the
 features of every unhidden cell (hand-made measurements plus HOG and colour of upright
-cell crops, ``vision.crops``) and its true content train one logistic model per
-attribute (occupancy on all cells, the four attributes on occupied ones; C = 0.003 was
-best in image-grouped cross-validation, ``bench/pieces_eval.py``). Only ever run this on training sets: the holdout sets measure what it learned.
+cell crops, ``vision.crops``) and its true content train one model per attribute:
+occupancy (all cells) a logistic regression (C = 0.003, best in image-grouped
+cross-validation, ``bench/pieces_eval.py``), the four piece attributes (occupied cells)
+an average of 3 networks with one hidden layer of 64 units. Every image also counts in
+3 augmented copies (mirrored, jittered, recoloured). Only ever run this on training
+sets: the holdout sets measure what it learned.
 """
 
 from __future__ import annotations
@@ -21,11 +24,11 @@ import numpy as np
 
 from vision.attributes import DEFAULT_MODELS_FILE, MODEL_NAMES, fit_hidden, fit_logistic
 from vision.evaluation import _truth_piece, load_truth, truth_files
+from vision.geometry import cell_grid
 from vision.image import load_image
 from vision.settings import VisionSettings
 
 
-GRID = np.array([((i % 4 + 0.5) / 4, (i // 4 + 0.5) / 4) for i in range(16)])
 
 
 def truth_image_features(path: str, settings: VisionSettings, variant: int = 0):
@@ -58,7 +61,7 @@ def truth_image_features(path: str, settings: VisionSettings, variant: int = 0):
             img = recolour(img, rng)
         pitch = float(np.median(np.sort(np.hypot(*(centres[:, None] - centres[None]).T), axis=1)[:, 1]))
         centres = centres + rng.normal(0.0, 0.04 * pitch, centres.shape)
-    H, _ = cv2.findHomography(GRID, centres)
+    H, _ = cv2.findHomography(cell_grid(), centres)
     X = cell_features(img, BoardReading(found=True, homography=H, cell_centers=centres), settings)
     pieces = [_truth_piece(c) for c in truth["cells"]]
     Y = np.array([[0 if p is None else 1] + [-1 if p is None else (p >> b) & 1 for b in range(4)] for p in pieces])
@@ -113,7 +116,7 @@ def collect(folders: list[str], settings: VisionSettings, progress=True, augment
     return np.array(X), np.array(Y), meta
 
 
-def train(X: np.ndarray, Y: np.ndarray, C: float = 0.003, units: int = 0, alpha: float = 1.0, ensemble: int = 1) -> dict:
+def train(X: np.ndarray, Y: np.ndarray, C: float = 0.003, units: int = 64, alpha: float = 1.0, ensemble: int = 3) -> dict:
     """Model dicts for ``VisionSettings.attributes`` from collected features/labels.
     With truth at hand every feature may help an attribute, so the default models use
     them all (calibration, with no labels, keeps to ``MODEL_FEATURES``). ``units`` > 0:
