@@ -11,7 +11,8 @@ the view is clear and still for ``settle`` seconds, compares:
   is where a piece was placed; which piece it is comes from vision's attribute
   probabilities averaged over the steady frames, among the pieces still available;
 - nothing changed enough: nothing happened, whatever vision reads;
-- two empty cells changed a lot: two new pieces; a piece's cell changed and vision reads
+- two empty cells changed a lot: two new pieces (unless the second is a neighbour of the
+  first that vision reads empty: the new piece's shadow, or its cover of the cell behind); a piece's cell changed and vision reads
   it empty: the piece disappeared (or moved, when the new piece is that one); the best
   reading of the new piece is one already on the board by far: a duplicate. These are
   flagged and never change the game.
@@ -41,7 +42,9 @@ class PixelSettings(TrackerSettings):
     change) above which a cell's picture changed; ``second_ratio``: a second empty cell
     that changed by this share of the first, and by twice ``place_change``, is a second
     new piece; ``still``: grey levels a cell may flicker within the steady window;
-    ``duplicate_margin``: log-likelihood by which a piece already on the board must beat
+    ``shadow_empty``: share of the steady readings in which vision must see a changed
+    neighbour of the new piece empty for its change to count as the new piece's shadow or
+    its cover of the cell behind (not a second piece); ``duplicate_margin``: log-likelihood by which a piece already on the board must beat
     every available piece before the new one is flagged as a duplicate; ``join``: start
     from the pieces vision sees on the board instead of an empty board."""
 
@@ -50,7 +53,13 @@ class PixelSettings(TrackerSettings):
     second_ratio: float = 0.6
     still: float = 4.0
     duplicate_margin: float = 4.0
+    shadow_empty: float = 0.8
     join: bool = False
+
+
+def _touching(a: int, b: int) -> bool:
+    """Game cells ``a`` and ``b`` (0-15 row-major) are neighbours, diagonals included."""
+    return a != b and abs(a // 4 - b // 4) <= 1 and abs(a % 4 - b % 4) <= 1
 
 
 def signatures(image: np.ndarray, centers: np.ndarray) -> np.ndarray:
@@ -255,6 +264,13 @@ class PixelTracker(Tracker):
         if empties and d[empties[0]] >= s.place_change:
             c = empties[0]
             second = empties[1] if len(empties) > 1 else None
+            if second is not None and _touching(c, second):
+                # a piece set down shades its neighbours and hides part of the cell behind it
+                # in the picture: a neighbour that changed but reads empty is that, not a piece
+                if empty_share[c] >= s.shadow_empty and empty_share[second] < 0.5:
+                    c, second = second, c  # the shade changed more than the piece's own cell
+                if empty_share[second] >= s.shadow_empty:
+                    second = None
             if second is not None and d[second] >= max(2 * s.place_change, s.second_ratio * d[c]):
                 issues.append(Issue("two_new", (c, second), tuple(p for p in (seen[c], seen[second]) if p is not None)))
             else:

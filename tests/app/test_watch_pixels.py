@@ -129,6 +129,70 @@ def test_two_new_pieces_at_once_are_flagged():
     assert tr.board == empty()
 
 
+def shaded_frames(level):
+    """Frames where a piece on cell 9 covers/shades cell 5 behind it to grey ``level``."""
+
+    def shaded(cells, hand=None):
+        img = frame(cells, hand)
+        if cells[9] is not None:
+            x, y = (int(v) for v in CENTRES[5])
+            cv2.rectangle(img, (x - 18, y - 18), (x + 18, y + 18), (level,) * 3, -1)
+        return img
+
+    return shaded
+
+
+class TrueVision(NoisyVision):
+    """Reads every cell's occupancy right (attribute probabilities still noisy)."""
+
+    def read(self, cells, obstructed=False):
+        r = super().read(cells, obstructed)
+        r.cells = list(cells)
+        return r
+
+
+def test_a_new_pieces_shadow_on_the_cell_behind_is_not_a_second_piece():
+    # a tall piece set on cell 9 rises over cell 5 behind it in the picture and shades it:
+    # that cell's picture changes nearly as much as a piece's, but vision sees it empty
+    shaded = shaded_frames(130)
+    b = empty()
+    b2 = list(b)
+    b2[9] = 0xB
+    b3 = list(b2)
+    b3[3] = 0x4
+    tr, vision, events, t = PixelTracker(PixelSettings()), TrueVision(0), [], 0.0
+    for cells, hand, obstructed, seconds in [(b, None, False, 2.0), (b, [9], True, 1.0), (b2, None, False, 2.0),
+                                             (b2, [3], True, 1.0), (b3, None, False, 2.0)]:
+        for _ in range(int(seconds * 10)):
+            events += tr.update(t, vision.read(cells, obstructed), shaded(cells, hand))
+            t += 0.1
+    assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(9, 0xB), (3, 0x4)]
+    assert [e for e in events if e.kind == "flagged"] == []
+
+
+def test_a_shade_that_changes_more_than_the_piece_itself_is_still_only_shade():
+    shaded = shaded_frames(200)
+    b2 = empty()
+    b2[9] = 0xB
+    tr, vision, events, t = PixelTracker(PixelSettings()), TrueVision(0), [], 0.0
+    for cells, hand, obstructed, seconds in [(empty(), None, False, 2.0), (empty(), [9], True, 1.0),
+                                             (b2, None, False, 2.0)]:
+        for _ in range(int(seconds * 10)):
+            events += tr.update(t, vision.read(cells, obstructed), shaded(cells, hand))
+            t += 0.1
+    assert [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [(9, 0xB)]
+
+
+def test_two_new_pieces_side_by_side_are_still_flagged():
+    b = empty()
+    b2 = list(b)
+    b2[5], b2[6] = 2, 7
+    tr, ev = play([(b, None, False, 2.0), (b, [5, 6], True, 1.0), (b2, None, False, 2.0)])
+    (f,) = [e for e in ev if e.kind == "flagged"]
+    assert f.issues[0].kind == "two_new" and set(f.issues[0].cells) == {5, 6}
+    assert tr.board == empty()
+
+
 def test_the_piece_is_the_likeliest_one_still_available():
     ll = piece_log_likelihoods(probs_for(0xB, 0.8)[1:])
     assert int(np.argmax(ll)) == 0xB
