@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     if not vids:
         print("no game videos with truth found (samples/*.mp4, data/renders/**/*.mp4)")
         return 1
-    tot = dict(p=0, f=0, loc=0, i=0, l=0, a=0, fq=0)
+    tot = dict(p=0, f=0, loc=0, fr=0, i=0, l=0, a=0, fq=0)
     delays = []
     exe = os.path.join(os.path.dirname(sys.executable), "quarto-assist")
     for v in vids:
@@ -67,16 +67,16 @@ def main(argv=None) -> int:
         fps = f"{frames / secs:6.1f}" if frames else "   ?"
         dl = " ".join(f"{d:+.2f}" for d in s.delays) or "-"
         print(f"{os.path.relpath(v, ROOT)}: placements {s.found}/{s.placements} found ({s.located} at the right cell "
-              f"and time, any piece), {s.invented} invented; "
+              f"and time, any piece; {s.final_right} with the right piece after re-reading), {s.invented} invented; "
               f"unclaimed Quartos {s.announced}/{s.lines} announced (delay after settled+grace: {dl}), "
               f"{s.false_quartos} false; {fps} fps incl. start-up")
         if args.verbose:
             for prob in s.problems:
                 print(f"    {prob}")
-        tot["p"] += s.placements; tot["f"] += s.found; tot["loc"] += s.located; tot["i"] += s.invented
+        tot["p"] += s.placements; tot["f"] += s.found; tot["loc"] += s.located; tot["fr"] += s.final_right; tot["i"] += s.invented
         tot["l"] += s.lines; tot["a"] += s.announced; tot["fq"] += s.false_quartos
         delays += s.delays
-    print(f"TOTAL: placements {tot['f']}/{tot['p']} found ({tot['loc']} at the right cell and time), "
+    print(f"TOTAL: placements {tot['f']}/{tot['p']} found ({tot['loc']} at the right cell and time, {tot['fr']} right after re-reading), "
           f"{tot['i']} invented; unclaimed Quartos "
           f"{tot['a']}/{tot['l']} announced within 1.5 s, {tot['fq']} false"
           + (f"; worst delay {max(delays):+.2f} s" if delays else ""))

@@ -82,6 +82,24 @@ class WatchedGame:
         else:
             self.placements.append(Placement(cell, piece))
 
+    def reread(self, changes: dict[int, int]) -> None:
+        """Placed pieces read again: ``{cell: piece}`` all at once (two pieces may swap).
+        Raises :class:`PositionError` and changes nothing if the board would not be valid."""
+        b = self.board()
+        for c, q in changes.items():
+            if b[c] is None:
+                raise PositionError(f"cell {cell_name(c)} is empty: nothing to read again")
+            b[c] = q
+        taken = [q for q in b if q is not None]
+        if len(taken) != len(set(taken)):
+            raise PositionError("re-reading would put one piece on two cells")
+        for p in self.placements:
+            if p.cell in changes:
+                p.piece = changes[p.cell]
+        for c, q in changes.items():
+            if self.start[c] is not None and all(p.cell != c for p in self.placements):
+                self.start[c] = q
+
     # --- record -----------------------------------------------------------------
     def start_text(self) -> str:
         return str(Position(self.start, None))

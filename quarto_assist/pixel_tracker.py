@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from engine.pieces import ALL_PIECES, DARK, HOLLOW, SQUARE, TALL
 
@@ -45,7 +46,9 @@ class PixelSettings(TrackerSettings):
     ``shadow_empty``: share of the steady readings in which vision must see a changed
     neighbour of the new piece empty for its change to count as the new piece's shadow or
     its cover of the cell behind (not a second piece); ``duplicate_margin``: log-likelihood by which a piece already on the board must beat
-    every available piece before the new one is flagged as a duplicate; ``join``: start
+    every available piece before the new one is flagged as a duplicate; ``reread_margin``:
+    log-likelihood by which reading the pieces on the board again together with the new one
+    must beat keeping them as they were before an earlier piece is re-read; ``join``: start
     from the pieces vision sees on the board instead of an empty board."""
 
     settle: float = 0.8  # longer than a hand holding still while it sets a piece down
@@ -54,6 +57,7 @@ class PixelSettings(TrackerSettings):
     still: float = 4.0
     duplicate_margin: float = 4.0
     shadow_empty: float = 0.8
+    reread_margin: float = 1.0
     join: bool = False
 
 
@@ -99,6 +103,7 @@ class PixelTracker(Tracker):
         self._latest: np.ndarray | None = None  # last steady window's mean signature
         self._issue_key = None
         self._sig_centers: np.ndarray | None = None
+        self._evidence: dict[int, np.ndarray] = {}  # cell -> (16,) log-likelihoods when it was placed
 
     # --- run entries: (t, cells, (signature, probabilities)) ---------------------
     def _extra(self, reading, perm, image):
@@ -129,11 +134,13 @@ class PixelTracker(Tracker):
     # --- public changes from the user ---------------------------------------------
     def remove(self, cell: int) -> None:
         super().remove(cell)
+        self._evidence.pop(cell, None)
         if self.baseline is not None and cell in self._before:
             self.baseline[cell] = self._before.pop(cell)
 
     def correct(self, cell: int, piece) -> None:
         self.board[cell] = piece
+        self._evidence.pop(cell, None)  # the user's word is final
         self.issues = []
         self._issue_key = None
         if self.baseline is not None and self._latest is not None:
@@ -141,6 +148,7 @@ class PixelTracker(Tracker):
 
     def new_game(self) -> None:
         super().new_game()
+        self._evidence = {}
         if self._latest is not None:
             self.baseline = self._latest.copy()
         self._before = {}
@@ -227,8 +235,9 @@ class PixelTracker(Tracker):
     def _majority(window) -> tuple:
         return tuple(Counter(w[i] for w in window).most_common(1)[0][0] for i in range(16))
 
-    def _identify(self, cell: int, win) -> tuple[int | None, int | None]:
-        """(piece, cell of the piece on the board it duplicates or None)."""
+    def _identify(self, cell: int, win) -> tuple[int | None, int | None, np.ndarray | None]:
+        """(piece, cell of the piece on the board it duplicates or None, the (16,)
+        log-likelihoods of the pieces there or None)."""
         on_board = {p: i for i, p in enumerate(self.board) if p is not None}
         avail = [q for q in ALL_PIECES if q not in on_board]
         probs = [e[2][1] for e in win if e[2][1] is not None]
@@ -237,13 +246,34 @@ class PixelTracker(Tracker):
             best = int(np.argmax(ll))
             best_avail = max(avail, key=lambda q: ll[q]) if avail else None
             if best in on_board and (best_avail is None or ll[best] - ll[best_avail] > self.settings.duplicate_margin):
-                return best, on_board[best]
-            return best_avail, None
+                return best, on_board[best], ll
+            return best_avail, None, ll
         votes = Counter(e[1][cell] for e in win if e[1][cell] is not None)
         if not votes:
-            return None, None
+            return None, None, None
         piece = votes.most_common(1)[0][0]
-        return piece, on_board.get(piece)
+        return piece, on_board.get(piece), None
+
+    def _read_together(self, cell: int, piece: int, ll: np.ndarray) -> tuple[int, dict[int, int]]:
+        """The new piece on ``cell`` (read alone as ``piece``, log-likelihoods ``ll``) and
+        the pieces placed before it, identified together: all pieces differ, so one misread
+        earlier can take the piece the new one is (C read as D, then D itself set down
+        read as the next best). Returns the new piece and ``{cell: piece}`` for earlier
+        cells read differently now; those keep their piece unless the joint reading is
+        better by ``reread_margin``. Cells the user corrected stay as they are."""
+        earlier = [c for c in self._evidence if self.board[c] is not None and c != cell]
+        fixed = {p for i, p in enumerate(self.board) if p is not None and i not in earlier}
+        pieces = [q for q in ALL_PIECES if q not in fixed]
+        if not earlier or len(pieces) < len(earlier) + 1:
+            return piece, {}
+        rows = earlier + [cell]
+        score = np.array([[(ll if r == cell else self._evidence[r])[q] for q in pieces] for r in rows])
+        ri, ci = linear_sum_assignment(-score)
+        kept = sum(self._evidence[r][self.board[r]] for r in earlier) + ll[piece]
+        if score[ri, ci].sum() - kept < self.settings.reread_margin:
+            return piece, {}
+        got = {rows[r]: pieces[c] for r, c in zip(ri, ci)}
+        return got.pop(cell), {c: q for c, q in got.items() if q != self.board[c]}
 
     def _compare(self, t: float, win, mean) -> list[TrackEvent]:
         s = self.settings
@@ -274,7 +304,7 @@ class PixelTracker(Tracker):
             if second is not None and d[second] >= max(2 * s.place_change, s.second_ratio * d[c]):
                 issues.append(Issue("two_new", (c, second), tuple(p for p in (seen[c], seen[second]) if p is not None)))
             else:
-                piece, dup = self._identify(c, win)
+                piece, dup, ll = self._identify(c, win)
                 if piece is None:
                     return []  # changed, but nothing readable stands there yet
                 if dup is not None:
@@ -284,10 +314,18 @@ class PixelTracker(Tracker):
                     issues.append(Issue("moved", (g, c), (piece,)))
                     gone = [x for x in gone if x != g]
                 else:
-                    placed = (c, piece)
+                    placed = (c, piece, ll)
         disappeared = [Issue("disappeared", (g,), (self.board[g],)) for g in gone]
         if placed is not None and not issues:
-            c, piece = placed
+            c, piece, ll = placed
+            out = []
+            if ll is not None:
+                piece, reread = self._read_together(c, piece, ll)
+                if reread:
+                    out.append(TrackEvent(t, "reread", changes={g: (self.board[g], q) for g, q in reread.items()}))
+                    for g, q in reread.items():
+                        self.board[g] = q
+                self._evidence[c] = ll
             # settled: since when the whole picture has stood still (the window just judged
             # is the first still one), and the new piece looked as it does now
             first = max(self._run_start, t - s.settle, self._first_change(c, mean[c], d[c]))
@@ -297,7 +335,7 @@ class PixelTracker(Tracker):
             self.baseline = mean.copy()
             for g in gone:  # a piece gone meanwhile stays missing until it is back
                 self.baseline[g] = old[g]
-            out = [TrackEvent(first, "placed", cell=c, piece=piece)]
+            out.append(TrackEvent(first, "placed", cell=c, piece=piece))
             self.issues = disappeared
             self._issue_key = tuple(sorted((i.kind, i.cells) for i in disappeared)) if disappeared else None
             if disappeared:

@@ -3,6 +3,8 @@
 A truth placement is *found* when a ``placed`` event has the same piece, its
 ``cell_center`` lies within half a cell of the truth centre, and its time lies between
 the placement's ``t`` and ``settled_t + late``. Any other ``placed`` event is *invented*.
+*located* counts placements at the right cell and time whatever the piece, *final_right*
+those of them whose piece is right after later ``reread`` events.
 An unclaimed winning line is *announced* when a ``quarto`` event names the same four
 cells (by centre) no later than ``settled_t + grace + late`` of the placement that made it.
 """
@@ -20,6 +22,7 @@ class Score:
     placements: int = 0
     found: int = 0
     located: int = 0  # a placed event at the right cell and time, whatever piece it names
+    final_right: int = 0  # ... whose piece is right once later ``reread`` events are applied
     invented: int = 0
     lines: int = 0
     announced: int = 0
@@ -65,11 +68,13 @@ def score(truth: dict, events: list[dict], grace: float = 3.0, late: float = 1.5
             used.add(hit)
             s.found += 1
             s.placement_delays.append(placed[hit]["t"] - p["settled_t"])
+    final = _final_pieces(events, placed, half_cell)
     for p in tp:  # where and when, whatever piece: the tracker's part of the job
-        for e in placed:
+        for i, e in enumerate(placed):
             if np.linalg.norm(np.asarray(e["cell_center"], float) - np.asarray(p["cell_center"], float)) <= half_cell \
                     and p["t"] - 1e-6 <= e["t"] <= p["settled_t"] + late:
                 s.located += 1
+                s.final_right += final[i].upper() == str(p["piece"]).upper()
                 break
     for i, e in enumerate(placed):
         if i not in used:
@@ -116,3 +121,21 @@ def score(truth: dict, events: list[dict], grace: float = 3.0, late: float = 1.5
     if s.false_quartos:
         s.problems.append(f"{s.false_quartos} quarto announcement(s) without a truth line")
     return s
+
+
+def _final_pieces(events: list[dict], placed: list[dict], half_cell: float) -> list[str]:
+    """The piece each ``placed`` event names once the ``reread`` events after it (pieces
+    read again together with a later one) are applied."""
+    final = [e["piece"] for e in placed]
+    index = {id(e): i for i, e in enumerate(placed)}
+    seen: list[int] = []
+    for e in events:
+        if id(e) in index:
+            seen.append(index[id(e)])
+        elif e["event"] == "reread":
+            where = np.asarray(e["cell_center"], float)
+            for i in reversed(seen):
+                if np.linalg.norm(np.asarray(placed[i]["cell_center"], float) - where) <= half_cell:
+                    final[i] = e["piece"]
+                    break
+    return final

@@ -315,6 +315,8 @@ class Watcher:
             self._board_found(ev, now)
         elif ev.kind == "placed":
             self._placed(ev, now)
+        elif ev.kind == "reread":
+            self._reread(ev, now)
         elif ev.kind == "flagged":
             occupied = {c for c, p in enumerate(self.game.board()) if p is not None}
             gone = {i.cells[0] for i in ev.issues if i.kind == "disappeared"}
@@ -423,6 +425,24 @@ class Watcher:
         for r in self.referee.placed(now, cell, piece, settled_t=ev.t + self.opt.grace_slack):
             self._on_ruling(r)
         self._ask_give(now)
+
+    def _reread(self, ev: TrackEvent, now: float) -> None:
+        """Pieces placed earlier were read again together with the new one (all pieces
+        differ): the game and the referee take the new reading before the new piece."""
+        new = {c: q for c, (_, q) in ev.changes.items()}
+        try:
+            self.game.reread(new)
+        except PositionError as e:  # cannot happen with a consistent tracker; never corrupt the game
+            self._note(now, f"not re-read: {e}")
+            return
+        for c, q in new.items():
+            self.referee.cells[c] = q
+        for c, (old, q) in ev.changes.items():
+            self.log.emit(ev.t, "reread", cell_center=self._center(c), cell=cell_name(c),
+                          piece=piece_symbol(q), was=piece_symbol(old), position=self._position())
+            self._note(now, f"read again with the new piece: {cell_name(c)} holds {piece_symbol(q)}, "
+                            f"not {piece_symbol(old)}")
+        self._save()
 
     def _issue_text(self, issue) -> str:
         p = self.phrases

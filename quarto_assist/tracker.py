@@ -76,6 +76,8 @@ class TrackEvent:
       where it disagrees with the board the tracker was started with (resume).
     - ``'placed'``: ``cell``, ``piece``; ``t`` is when the piece was first seen in the
       steady, unobstructed view (the hand had gone).
+    - ``'reread'``: ``changes`` ``{cell: (old piece, new piece)}``: pieces placed earlier
+      read again together with a new one (it comes just before that ``'placed'``).
     - ``'flagged'``: ``issues`` (list of :class:`Issue`), ``board`` as seen; the game
       board is unchanged.
     - ``'cleared'``: the board as seen agrees with the game again.
@@ -92,6 +94,7 @@ class TrackEvent:
     board: Board | None = None
     mismatch: list[int] = field(default_factory=list)
     reason: str = ""
+    changes: dict = field(default_factory=dict)
 
 
 def _spacing(centers: np.ndarray) -> float:

@@ -249,3 +249,58 @@ def test_a_hand_coming_back_after_a_placement_is_reported_for_the_claim_windows(
     _, ev = play([(b, None, False, 2.0), (b, [5], True, 1.0), (b2, None, False, 2.0), (b2, [6], True, 1.0)])
     kinds = [e.kind for e in ev]
     assert kinds.index("placed") < len(kinds) - 1 - kinds[::-1].index("hand")
+
+
+class ScriptedProbabilities(TrueVision):
+    """Occupancy right; each occupied cell's attribute probabilities as given (tall, dark,
+    square, hollow), else those of its true piece at 0.95."""
+
+    def __init__(self, given):
+        super().__init__(0)
+        self.given = given
+
+    def read(self, cells, obstructed=False):
+        r = super().read(cells, obstructed)
+        for i, p in enumerate(cells):
+            if p is not None:
+                r.probabilities[i] = [0.95] + list(self.given.get(i, probs_for(p, 0.95)[1:]))
+        return r
+
+
+def test_an_earlier_misread_is_read_again_when_the_piece_it_was_taken_for_comes():
+    # C (short light square hollow) on cell 9 looks a little tall: alone it reads as D; then
+    # D itself is set down on cell 3 and reads clearly as D. All pieces differ, so read
+    # together cell 9 holds C, and the game says so before placing D.
+    b2 = empty()
+    b2[9] = 0xC
+    b3 = list(b2)
+    b3[3] = 0xD
+    tr, events, t = PixelTracker(PixelSettings()), [], 0.0
+    vision = ScriptedProbabilities({9: [0.7, 0.1, 0.9, 0.9]})
+    for cells, hand, obstructed, seconds in [(empty(), None, False, 2.0), (empty(), [9], True, 1.0),
+                                             (b2, None, False, 2.0), (b2, [3], True, 1.0), (b3, None, False, 2.0)]:
+        for _ in range(int(seconds * 10)):
+            events += tr.update(t, vision.read(cells, obstructed), frame(cells, hand))
+            t += 0.1
+    kinds = [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")]
+    assert kinds == [("placed", 9, 0xD, {}), ("reread", None, None, {9: (0xD, 0xC)}), ("placed", 3, 0xD, {})]
+    assert tr.board[9] == 0xC and tr.board[3] == 0xD
+
+
+def test_a_piece_the_user_corrected_is_never_read_again():
+    b2 = empty()
+    b2[9] = 0xC
+    b3 = list(b2)
+    b3[3] = 0xD
+    tr, events, t = PixelTracker(PixelSettings()), [], 0.0
+    vision = ScriptedProbabilities({9: [0.7, 0.1, 0.9, 0.9]})
+    for k, (cells, hand, obstructed, seconds) in enumerate(
+            [(empty(), None, False, 2.0), (empty(), [9], True, 1.0), (b2, None, False, 2.0),
+             (b2, [3], True, 1.0), (b3, None, False, 2.0)]):
+        if k == 3:
+            tr.correct(9, 0x8)  # the user says: that is 8 (wrongly, but it is their call)
+        for _ in range(int(seconds * 10)):
+            events += tr.update(t, vision.read(cells, obstructed), frame(cells, hand))
+            t += 0.1
+    assert [e.kind for e in events if e.kind == "reread"] == []
+    assert tr.board[9] == 0x8 and tr.board[3] == 0xD

@@ -297,3 +297,35 @@ def test_the_coach_thinks_in_its_own_process_and_never_stalls_the_caller():
         assert {7, 9, 11, 13, 15} <= set(a.poison)
     finally:
         coach.close()
+
+
+def test_a_piece_read_again_is_changed_in_the_record_the_events_and_for_the_referee(tmp_path):
+    from quarto_assist.tracker import TrackEvent
+    from watch_fakes import reading
+
+    class ScriptedTracker:  # what the pixel tracker reports when a new piece corrects an old one
+        issues, centers = [], GRID
+
+        def __init__(self):
+            self.script = {1.0: [TrackEvent(1.0, "board_found", board=tuple([None] * 16))],
+                           2.0: [TrackEvent(2.0, "placed", cell=12, piece=0xD)],
+                           3.0: [TrackEvent(3.0, "reread", changes={12: (0xD, 0xC)}),
+                                 TrackEvent(3.0, "placed", cell=13, piece=0xD)]}
+
+        def update(self, t, r, image=None):
+            return self.script.get(t, [])
+
+    log = EventLog(str(tmp_path / "ev.jsonl"))
+    lines = []
+    w = Watcher(None, None, FakeSpeaker(), log, WatchOptions(record_path=str(tmp_path / "game.txt")),
+                clock=FakeClock(), out=lines.append)
+    w.tracker = ScriptedTracker()
+    for t in (1.0, 2.0, 3.0):
+        w.process(t, reading([None] * 16))
+    log.close()
+    evs = [json.loads(ln) for ln in (tmp_path / "ev.jsonl").read_text().splitlines()]
+    (rr,) = of(evs, "reread")
+    assert (rr["piece"], rr["was"], rr["cell_center"]) == ("C", "D", list(GRID[12]))
+    assert load_game(str(tmp_path / "game.txt")).board()[12:14] == [0xC, 0xD]
+    assert w.referee.cells[12] == 0xC
+    assert any("holds C, not D" in ln for ln in lines)

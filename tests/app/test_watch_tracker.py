@@ -2,6 +2,9 @@
 flags everything else without touching the game board."""
 
 import numpy as np
+import pytest
+
+from engine.position import PositionError
 
 from quarto_assist.tracker import GRID_PERMS, Tracker, TrackerSettings
 from watch_fakes import GRID, Script, board, reading
@@ -114,3 +117,18 @@ def test_a_first_view_no_game_can_start_from_is_flagged_until_it_is_sensible():
     tr, ev = run(s)
     assert kinds(ev)[0] == "flagged" and ev[0].issues[0].kind == "duplicate"
     assert kinds(ev)[-1] == "board_found" and tr.board == board("1.../..../..../....")
+
+
+def test_reading_placed_pieces_again_changes_them_all_at_once_or_not_at_all():
+    from quarto_assist.game import WatchedGame
+
+    g = WatchedGame()
+    g.place(9, 0xD)
+    g.place(3, 0xC)
+    g.reread({9: 0xC, 3: 0xD})  # a swap: valid only as a whole
+    assert g.board()[9] == 0xC and g.board()[3] == 0xD
+    with pytest.raises(PositionError):
+        g.reread({9: 0xD})  # D stands on cell 3
+    with pytest.raises(PositionError):
+        g.reread({5: 0x1})  # nothing stands there
+    assert g.board()[9] == 0xC and g.board()[3] == 0xD and g.board()[5] is None
