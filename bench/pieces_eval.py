@@ -6,7 +6,8 @@
 For every image with a board, the homography comes from the truth cell centres (fitted
 to the unit-grid positions), per-cell features are ``vision.features.cell_features`` and
 the reading is the recogniser's: occupancy threshold, then the joint assignment of
-distinct pieces. Prints occupancy accuracy, per-attribute accuracy (cells holding a piece
+distinct pieces (the features include the piece network's logits, ``vision/net.py``).
+Prints occupancy accuracy, per-attribute accuracy (cells holding a piece
 in truth and in the reading, after the assignment), cells fully right and boards fully
 right (hidden cells are not scored).
 
@@ -47,6 +48,16 @@ def truth_jsons(folder: str) -> list[str]:
     return sorted(set(out))
 
 
+def _net_digest() -> str:
+    """The piece network's file digest (its logits are features, so the cache depends on it)."""
+    from vision.net import NET_FILE
+
+    if not hasattr(_net_digest, "value"):
+        with open(NET_FILE, "rb") as f:
+            _net_digest.value = hashlib.sha1(f.read()).hexdigest()
+    return _net_digest.value
+
+
 def image_features(path: str, settings, variant: int = 0):
     """``vision.training.truth_image_features`` with a disk cache (keyed by truth file,
     its image's mtime, and the feature layout)."""
@@ -54,7 +65,7 @@ def image_features(path: str, settings, variant: int = 0):
     from vision.features import FEATURE_NAMES, FEATURES_VERSION
     from vision.training import AUGMENT_VERSION, truth_image_features
 
-    layout = f"f{FEATURES_VERSION}:aug{AUGMENT_VERSION}:{'|'.join(FEATURE_NAMES)}:{crops.CROP_SPAN}:{crops.CROP_BELOW}:{crops.CROP_ABOVE}:{crops.CROP_W}x{crops.CROP_H}"
+    layout = f"f{FEATURES_VERSION}:aug{AUGMENT_VERSION}:{'|'.join(FEATURE_NAMES)}:{crops.CROP_SPAN}:{crops.CROP_BELOW}:{crops.CROP_ABOVE}:{crops.CROP_W}x{crops.CROP_H}:{_net_digest()}"
     key = hashlib.sha1(f"{os.path.abspath(path)}:{os.path.getmtime(path)}:{variant}:{layout}".encode()).hexdigest()
     cache = os.path.join(CACHE, key + ".npz")
     if os.path.exists(cache):

@@ -238,6 +238,25 @@ def default_models_dict() -> dict:
     return _hand_set_models()
 
 
+#: default weight of the piece network's logit when it is averaged with a model's score
+NET_WEIGHT = 0.5
+
+
+def with_net(models: dict, weight: float = NET_WEIGHT) -> dict:
+    """Model dicts (``VisionSettings.attributes``) that average each model's score with the
+    convolutional piece network's logit for the same attribute (feature ``net_<name>``,
+    ``vision.net``): a stacked model, ``(1 - weight) * base score + weight * net logit``.
+    A model that already is such an average is rebuilt on its own base, so this can be
+    applied again (e.g. after the network was retrained) without stacking twice."""
+    out = {}
+    for name, d in models.items():
+        base = d["base"] if d.get("extra", {}).get("net_weight") is not None else d
+        out[name] = {"features": [f"net_{name}"], "mean": [0.0], "scale": [1.0],
+                     "coef": [round(1.0 - weight, 9), weight], "intercept": 0.0, "base": base,
+                     "extra": {"net_weight": weight}}
+    return out
+
+
 def predict_proba(features: np.ndarray, models: dict[str, AttributeModel]) -> np.ndarray:
     """``(16, D)`` features -> ``(16, 5)`` probabilities, columns ``MODEL_NAMES``
     (occupied, tall, dark, square, hollow)."""

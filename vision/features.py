@@ -23,6 +23,7 @@ import numpy as np
 
 from vision.crops import CROP_FEATURE_NAMES, cell_crops, crop_features, top_down_patches, vertical_directions
 from vision.geometry import PITCH, apply_homography, cell_grid
+from vision.net import NET_FEATURE_NAMES, default_net
 from vision.lattice import sample
 
 FEATURE_NAMES = [
@@ -55,10 +56,12 @@ FEATURE_NAMES = [
     "outline_far_ratio",  # far over near: about 1 for an empty cell, low when occupied
     "colour_split",     # place between this board's two piece colours: -0.5 the lighter, +0.5 the darker
     "colour_split_gap",  # how far apart those two colours are, against their spread
-] + CROP_FEATURE_NAMES  # learned-classifier inputs from upright cell crops (vision/crops.py)
+] + CROP_FEATURE_NAMES + NET_FEATURE_NAMES
+# CROP_FEATURE_NAMES: learned-classifier inputs from upright cell crops (vision/crops.py);
+# NET_FEATURE_NAMES: the convolutional piece network's logits on the same crops (vision/net.py)
 FEATURE_INDEX = {n: i for i, n in enumerate(FEATURE_NAMES)}
 #: changes whenever what a feature measures changes (models and feature caches depend on it)
-FEATURES_VERSION = 3
+FEATURES_VERSION = 4
 
 _ANGLES = np.linspace(0, 2 * np.pi, 24, endpoint=False)
 
@@ -73,13 +76,19 @@ def cell_features(image: np.ndarray, reading, settings) -> np.ndarray:
     """
     if reading is None or reading.homography is None:
         raise ValueError("cell_features needs a reading with a board (homography is None)")
+    work, S = work_image(image, settings)
+    return features_from_work(work, S @ reading.homography, settings)
+
+
+def work_image(image: np.ndarray, settings) -> tuple[np.ndarray, np.ndarray]:
+    """The frame at working scale (long side at most ``settings.image.work_long_side``)
+    and the ``(3, 3)`` scaling from frame to working pixels."""
     scale = min(1.0, settings.image.work_long_side / max(image.shape[:2]))
     if scale < 1.0:
         work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     else:
         work = image
-    S = np.diag([scale, scale, 1.0])
-    return features_from_work(work, S @ reading.homography, settings)
+    return work, np.diag([scale, scale, 1.0])
 
 
 def _piece_offsets(view, sampler, base, side, ps, contrast) -> np.ndarray:
@@ -453,5 +462,8 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     for name, v in cols.items():
         out[:, FEATURE_INDEX[name]] = v
     k0 = FEATURE_INDEX[CROP_FEATURE_NAMES[0]]
-    out[:, k0:] = crop_features(cell_crops(work, H, vertical_directions(H, work.shape)), top_down_patches(frame_grey, H))
+    crops = cell_crops(work, H, vertical_directions(H, work.shape))
+    out[:, k0:k0 + len(CROP_FEATURE_NAMES)] = crop_features(crops, top_down_patches(frame_grey, H))
+    k1 = FEATURE_INDEX[NET_FEATURE_NAMES[0]]
+    out[:, k1:k1 + len(NET_FEATURE_NAMES)] = default_net().logits(crops)
     return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)

@@ -8,8 +8,11 @@ cell crops, ``vision.crops``) and its true content train one model per attribute
 occupancy (all cells) a logistic regression (C = 0.003, best in image-grouped
 cross-validation, ``bench/pieces_eval.py``), the four piece attributes (occupied cells)
 an average of 3 networks with one hidden layer of 64 units. Every image also counts in
-3 augmented copies (mirrored, jittered, recoloured). Only ever run this on training
-sets: the holdout sets measure what it learned.
+3 augmented copies (mirrored, jittered, recoloured). Finally each model's score is
+averaged with the convolutional piece network's logit (``--net-weight``, see
+``vision.net``; train the network first, ``python -m vision.net_training``: its logits
+are features, but not inputs of these models). Only ever run this on training sets:
+the holdout sets measure what it learned.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import time
 
 import numpy as np
 
-from vision.attributes import DEFAULT_MODELS_FILE, MODEL_NAMES, fit_hidden, fit_logistic
+from vision.attributes import DEFAULT_MODELS_FILE, MODEL_NAMES, NET_WEIGHT, fit_hidden, fit_logistic, with_net
 from vision.evaluation import _truth_piece, load_truth, truth_files
 from vision.geometry import cell_grid
 from vision.image import load_image
@@ -123,14 +126,19 @@ def train(X: np.ndarray, Y: np.ndarray, C: float = 0.003, units: int = 64, alpha
     the four piece attributes get a hidden layer of that many units (L2 penalty
     ``alpha``; ``ensemble`` networks averaged); occupancy stays logistic (C)."""
     from vision.features import FEATURE_NAMES
+    from vision.net import NET_FEATURE_NAMES
 
+    # not the network's logits: it was trained on these very images, so on them its
+    # logits are better than they will be on new ones (a model stacked on them would
+    # trust them too much)
+    features = [f for f in FEATURE_NAMES if f not in NET_FEATURE_NAMES]
     models = {}
     for k, name in enumerate(MODEL_NAMES):
         ok = Y[:, k] >= 0
         if units > 0 and name != "occupied":
-            m = fit_hidden(name, X[ok], Y[ok, k], features=FEATURE_NAMES, units=units, alpha=alpha, ensemble=ensemble)
+            m = fit_hidden(name, X[ok], Y[ok, k], features=features, units=units, alpha=alpha, ensemble=ensemble)
         else:
-            m = fit_logistic(name, X[ok], Y[ok, k], features=FEATURE_NAMES, C=C)
+            m = fit_logistic(name, X[ok], Y[ok, k], features=features, C=C)
         models[name] = m.to_dict()
     return models
 
@@ -144,6 +152,9 @@ def main(argv=None) -> int:
                     help="hidden units of the piece-attribute models (0: logistic regression; default 64)")
     ap.add_argument("--alpha", type=float, default=1.0, help="L2 penalty of the hidden-layer models (default 1.0)")
     ap.add_argument("--ensemble", type=int, default=3, help="networks averaged per attribute (default 3)")
+    ap.add_argument("--net-weight", type=float, default=NET_WEIGHT,
+                    help="weight of the piece network's logit averaged with each model's score "
+                         f"(vision/net.py; 0: the models alone; default {NET_WEIGHT})")
     args = ap.parse_args(argv)
     settings = VisionSettings()
     X, Y, _ = collect(args.folders, settings, augment=args.augment)
@@ -151,12 +162,15 @@ def main(argv=None) -> int:
         print("no cells collected", file=sys.stderr)
         return 1
     models = train(X, Y, units=args.units, alpha=args.alpha, ensemble=args.ensemble)
+    if args.net_weight > 0:
+        models = with_net(models, args.net_weight)
     with open(args.out, "w", encoding="utf-8") as f:
         json.dump({"trained_on": [os.path.basename(os.path.normpath(d)) for d in args.folders],
                    "cells": int(len(X)), "augment": args.augment,
-                   "units": args.units, "alpha": args.alpha, "ensemble": args.ensemble, "models": models}, f, indent=1)
+                   "units": args.units, "alpha": args.alpha, "ensemble": args.ensemble,
+                   "net_weight": args.net_weight, "models": models}, f, indent=1)
     for name in MODEL_NAMES:
-        print(f"{name:9s} separation {models[name].get('separation', 0):.2f}")
+        print(f"{name:9s} separation {models[name].get('base', models[name]).get('separation', 0):.2f}")
     print(f"wrote {args.out} from {len(X)} cells")
     return 0
 

@@ -1,0 +1,82 @@
+"""The convolutional piece network at run time: upright cell crops in, five logits per cell out.
+
+One small network (``vision/piece_net.onnx``, trained by ``vision.net_training``) reads
+the 16 upright crops of a board (``vision.crops.cell_crops``, the same crops the HOG
+features describe) and gives per cell the log-odds of occupied, tall, dark, square,
+hollow. It sees the whole board at once: each cell's description is compared with the
+mean over the board's 16 cells before the last layer, so "dark" can mean the darker of
+this set's two colours. The logits become the features ``net_occupied`` ..
+``net_hollow`` (``vision.features``) on which the attribute models build.
+
+It runs with OpenCV's DNN module (``cv2.dnn.readNetFromONNX``); torch is needed only to
+train it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import cv2
+import numpy as np
+
+#: the shipped network
+NET_FILE = os.path.join(os.path.dirname(__file__), "piece_net.onnx")
+#: output columns, in order
+NET_OUTPUTS = ("occupied", "tall", "dark", "square", "hollow")
+NET_FEATURE_NAMES = [f"net_{n}" for n in NET_OUTPUTS]
+
+
+class PieceNetError(ValueError):
+    """A piece-network file that cannot be read or run."""
+
+
+def prepare(crops: np.ndarray) -> np.ndarray:
+    """``(N, H, W, 3)`` uint8 BGR crops -> ``(N, 3, H, W)`` float32 network input (BGR, -0.5..0.5)."""
+    return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) * (1.0 / 255.0) - 0.5
+
+
+class PieceNet:
+    """The network of ``path`` read with ``cv2.dnn``; :meth:`logits` is thread-safe."""
+
+    def __init__(self, path: str = NET_FILE):
+        self.path = path
+        if not os.path.isfile(path):
+            raise PieceNetError(f"piece network file {path!r} not found (rebuild it with python -m vision.net_training)")
+        try:
+            self._net = cv2.dnn.readNetFromONNX(path)
+        except cv2.error as e:
+            msg = str(e).strip().splitlines()[-1] if str(e).strip() else "unreadable"
+            raise PieceNetError(f"piece network file {path!r} cannot be read: {msg[:200]}") from None
+        if self._net.empty():
+            raise PieceNetError(f"piece network file {path!r} holds no network")
+        self._lock = threading.Lock()
+
+    def logits(self, crops: np.ndarray) -> np.ndarray:
+        """``(16, H, W, 3)`` uint8 BGR crops of one board -> ``(16, 5)`` float64 logits,
+        columns :data:`NET_OUTPUTS`."""
+        blob = prepare(crops)
+        try:
+            with self._lock:
+                self._net.setInput(blob)
+                out = np.asarray(self._net.forward(), np.float64)
+        except cv2.error as e:
+            raise PieceNetError(f"piece network {self.path!r} failed on crops of shape {crops.shape}: "
+                                f"{str(e).strip().splitlines()[-1][:200]}") from None
+        if out.shape != (len(crops), len(NET_OUTPUTS)):
+            raise PieceNetError(f"piece network {self.path!r} gave output of shape {out.shape}, "
+                                f"expected ({len(crops)}, {len(NET_OUTPUTS)})")
+        return out
+
+
+_default: PieceNet | None = None
+_default_lock = threading.Lock()
+
+
+def default_net() -> PieceNet:
+    """The shipped network, read once."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = PieceNet(NET_FILE)
+        return _default

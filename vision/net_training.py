@@ -1,0 +1,396 @@
+"""Training the convolutional piece network (``vision/piece_net.onnx``) on rendered sets with truth.
+
+    nice -n 10 python -m vision.net_training data/renders/dev-v0 data/renders/v1/train \\
+        data/renders/v2/train data/renders/calib-dev [--out vision/piece_net.onnx]
+
+Needs torch (a training-only extra; the shipped program runs the exported ONNX file
+with OpenCV, ``vision.net``). For every training image with a board, the board is taken
+from truth (homography fitted to the true cell centres) and the upright crops of the
+16 cells are cut exactly as at run time (``vision.crops.cell_crops`` on the frame at
+working scale), once as is and in ``--variants`` - 1 copies with the cell centres moved
+by ``--jitter`` of a pitch (a board finder is not exact). While training, every board
+is also changed at random as real use changes it (:func:`augment`): mirrored
+left-right, hues turned, chroma, white balance, brightness, contrast and gamma changed
+(one change for the whole board, a little more per cell), blurred or shrunk and blown
+up again, noise, JPEG compression. One network gives the five logits (occupied, tall,
+dark, square, hollow) of all 16 cells of a board; its loss is the cross-entropy of
+occupancy on every visible cell and of the four attributes on the occupied ones.
+Everything is seeded (``--seed``); one CPU thread. Only ever run on training sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+
+import cv2
+import numpy as np
+
+from vision.net import NET_FILE, NET_OUTPUTS
+
+CACHE = "/tmp/net_crops_cache"
+
+
+# --- data ---------------------------------------------------------------------------------
+def truth_crops(path: str, settings, variants: int = 1, jitter: float = 0.04):
+    """Upright crops of one truth image with the board from truth: ``(crops (variants,
+    16, H, W, 3) uint8, labels (16, 5) int8 (-1 unknown: hidden cells, attributes of empty
+    cells))`` or ``None`` for an image without a board. Variant 0 is exact; variant ``v``
+    > 0 moves the centres by ``N(0, jitter)`` pitches (seeded by ``v``)."""
+    from vision.crops import cell_crops, vertical_directions
+    from vision.evaluation import _truth_piece, load_truth
+    from vision.features import work_image
+    from vision.geometry import cell_grid
+    from vision.image import load_image
+
+    truth = load_truth(path)
+    if not truth["board_found_expected"] or len(truth.get("cell_centers") or []) != 16:
+        return None
+    img = load_image(os.path.join(os.path.dirname(path), truth["image"]), settings.image)
+    work, S = work_image(img, settings)
+    centres0 = np.asarray(truth["cell_centers"], float) * S[0, 0]
+    pitch = float(np.median(np.sort(np.hypot(*(centres0[:, None] - centres0[None]).T), axis=1)[:, 1]))
+    out = []
+    for v in range(variants):
+        centres = centres0
+        if v:
+            centres = centres0 + np.random.default_rng(v).normal(0.0, jitter * pitch, centres0.shape)
+        H, _ = cv2.findHomography(cell_grid(), centres)
+        out.append(cell_crops(work, H, vertical_directions(H, work.shape)))
+    pieces = [_truth_piece(c) for c in truth["cells"]]
+    hidden = np.array(truth.get("hidden") or [False] * 16, bool)
+    Y = np.array([[0 if p is None else 1] + [-1 if p is None else (p >> b) & 1 for b in range(4)] for p in pieces],
+                 np.int8)
+    Y[hidden] = -1
+    return np.stack(out), Y
+
+
+def _cache_key(path: str, variants: int, jitter: float) -> str:
+    from vision import crops
+
+    layout = f"{crops.CROP_SPAN}:{crops.CROP_BELOW}:{crops.CROP_ABOVE}:{crops.CROP_W}x{crops.CROP_H}:{variants}:{jitter}"
+    return hashlib.sha1(f"{os.path.abspath(path)}:{os.path.getmtime(path)}:{layout}".encode()).hexdigest()
+
+
+def truth_files_under(folder: str) -> list[str]:
+    """Truth files of ``folder`` and of its direct subfolders (calibration sets keep one
+    session per subfolder)."""
+    import glob
+
+    from vision.evaluation import truth_files
+
+    out = []
+    for d in [folder] + sorted(glob.glob(os.path.join(folder, "*/"))):
+        try:
+            out += truth_files(d)
+        except (OSError, ValueError):
+            pass
+    return sorted(set(out))
+
+
+def gather(folders, settings, variants: int = 1, jitter: float = 0.04, progress: bool = True,
+           files: list[str] | None = None):
+    """Crops and labels of every truth image (with a board) under ``folders`` (and their
+    direct subfolders), or of ``files``: ``(crops (N, variants, 16, H, W, 3) uint8, labels
+    (N, 16, 5) int8, paths)``; cached in ``/tmp/net_crops_cache``."""
+    if files is None:
+        files = [f for d in folders for f in truth_files_under(d)]
+    C, Y, paths = [], [], []
+    t0 = time.time()
+    os.makedirs(CACHE, exist_ok=True)
+    for k, path in enumerate(files):
+        cache = os.path.join(CACHE, _cache_key(path, variants, jitter) + ".npz")
+        if os.path.exists(cache):
+            z = np.load(cache)
+            r = (z["crops"], z["labels"]) if z["crops"].size else None
+        else:
+            r = truth_crops(path, settings, variants, jitter)
+            if r is None:
+                np.savez(cache, crops=np.zeros(0, np.uint8), labels=np.zeros(0, np.int8))
+            else:
+                np.savez(cache, crops=r[0], labels=r[1])
+        if r is not None:
+            C.append(r[0])
+            Y.append(r[1])
+            paths.append(path)
+        if progress and (k + 1) % 100 == 0:
+            print(f"crops: {k + 1}/{len(files)} images ({time.time() - t0:.0f} s)", file=sys.stderr)
+    return np.stack(C), np.stack(Y), paths
+
+
+# --- augmentation -------------------------------------------------------------------------
+def _hue_matrix(angle: float, chroma: float) -> np.ndarray:
+    """3x3 matrix on BGR turning hues by ``angle`` and scaling chroma, keeping luma
+    (Y = 0.299 R + 0.587 G + 0.114 B)."""
+    to = np.array([[0.114, 0.587, 0.299],      # Y
+                   [1 - 0.114, -0.587, -0.299],  # B - Y
+                   [-0.114, -0.587, 1 - 0.299]])  # R - Y
+    c, s = np.cos(angle) * chroma, np.sin(angle) * chroma
+    rot = np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+    return np.linalg.inv(to) @ rot @ to
+
+
+def augment(crops: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One board's ``(16, H, W, 3)`` uint8 BGR crops changed as real use changes them
+    (see the module docstring); returns uint8 of the same shape."""
+    x = crops.astype(np.float32) / 255.0
+    if rng.random() < 0.5:
+        x = x[:, :, ::-1]
+    # colour: one change for the board (one light, one set), a little per cell
+    angle = rng.uniform(0, 2 * np.pi) if rng.random() < 0.7 else rng.normal(0, 0.2)
+    M = _hue_matrix(angle, rng.uniform(0.5, 1.5)) * np.exp(rng.normal(0, 0.08, 3))[:, None]
+    x = x @ M.T.astype(np.float32)
+    x = x * np.float32(np.exp(rng.uniform(-0.6, 0.35)))
+    x = x * np.exp(rng.normal(0, 0.05, (len(x), 1, 1, 1))).astype(np.float32)
+    mean = x.mean()
+    x = (x - mean) * np.float32(rng.uniform(0.7, 1.3)) + mean
+    x = np.clip(x, 0.0, 1.0) ** np.float32(rng.uniform(0.7, 1.4))
+    out = np.clip(x * 255.0 + 0.5, 0, 255).astype(np.uint8)
+    h, w = out.shape[1:3]
+    r = rng.random()
+    if r < 0.25:  # focus / motion softness
+        s = rng.uniform(0.4, 1.2)
+        out = np.stack([cv2.GaussianBlur(c, (0, 0), s, borderType=cv2.BORDER_REPLICATE) for c in out])
+    elif r < 0.5:  # a board far away: fewer pixels per piece
+        f = rng.uniform(0.35, 0.8)
+        small = (max(4, round(w * f)), max(8, round(h * f)))
+        out = np.stack([cv2.resize(cv2.resize(c, small, interpolation=cv2.INTER_AREA), (w, h),
+                                   interpolation=cv2.INTER_LINEAR) for c in out])
+    if rng.random() < 0.5:
+        out = np.clip(out + rng.normal(0, rng.uniform(1, 8), out.shape), 0, 255).astype(np.uint8)
+    if rng.random() < 0.35:  # JPEG: the 16 crops side by side, compressed once
+        tiled = np.ascontiguousarray(out.transpose(1, 0, 2, 3).reshape(h, -1, 3))
+        ok, buf = cv2.imencode(".jpg", tiled, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(25, 90))])
+        if ok:
+            out = cv2.imdecode(buf, cv2.IMREAD_COLOR).reshape(h, len(out), w, 3).transpose(1, 0, 2, 3)
+    return np.ascontiguousarray(out)
+
+
+# --- the network ----------------------------------------------------------------------------
+def build_model(width: int = 32, embed: int = 64):
+    """The network (torch module): per crop 6 convolutions (3x3, batch norm, ReLU; four of
+    them halve the size: 64x32 -> 4x2), a fully connected layer to ``embed`` units; per
+    board those units and their difference from the board's mean go to a linear layer of
+    5 logits. Input ``(16 k, 3, 64, 32)`` (k boards of 16 cells)."""
+    import torch
+    from torch import nn
+
+    def block(i, o, stride):
+        return nn.Sequential(nn.Conv2d(i, o, 3, stride, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    w = width
+
+    class PieceCNN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(block(3, w // 2, 2), block(w // 2, w, 2), block(w, w, 1),
+                                          block(w, 2 * w, 2), block(2 * w, 2 * w, 1), block(2 * w, 2 * w, 2))
+            self.fc = nn.Linear(2 * w * 4 * 2, embed)
+            self.drop = nn.Dropout(0.2)
+            self.head = nn.Linear(2 * embed, len(NET_OUTPUTS))
+
+        def forward(self, x):
+            e = torch.relu(self.fc(self.features(x).flatten(1)))
+            e = self.drop(e)
+            b = e.reshape(-1, 16, e.shape[1])
+            both = torch.cat([b, b - b.mean(1, keepdim=True)], 2)
+            return self.head(both).reshape(-1, len(NET_OUTPUTS))
+
+    return PieceCNN()
+
+
+def _loss(logits, Y):
+    import torch
+    import torch.nn.functional as F
+
+    known = Y >= 0
+    occ_known = known[:, 0]
+    loss = F.binary_cross_entropy_with_logits(logits[:, 0][occ_known], Y[:, 0][occ_known].float())
+    att = known[:, 1:] & (Y[:, :1] == 1)
+    if att.any():
+        loss = loss + F.binary_cross_entropy_with_logits(logits[:, 1:][att], Y[:, 1:][att].float())
+    return loss if torch.isfinite(loss) else logits.sum() * 0
+
+
+def predict(model, crops: np.ndarray, batch_boards: int = 32) -> np.ndarray:
+    """``(N, 16, H, W, 3)`` uint8 crops -> ``(N, 16, 5)`` logits with a torch model."""
+    import torch
+
+    from vision.net import prepare
+
+    model.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(crops), batch_boards):
+            c = crops[i:i + batch_boards]
+            x = torch.from_numpy(prepare(c.reshape((-1,) + c.shape[2:])))
+            out.append(model(x).numpy().reshape(len(c), 16, -1))
+    return np.concatenate(out)
+
+
+def board_scores(logits: np.ndarray, Y: np.ndarray, threshold: float = 0.0) -> dict:
+    """Accuracy of ``(N, 16, 5)`` logits against labels, with the joint assignment:
+    occupancy, per attribute, cells fully right, boards fully right."""
+    from vision.assign import assign_pieces
+
+    occ = cells = full = boards = att_n = 0
+    att = np.zeros(4)
+    for lg, y in zip(logits, Y):
+        probs = 1 / (1 + np.exp(-lg))
+        pred = assign_pieces(lg[:, 0] > threshold, probs[:, 1:])
+        ok_board = True
+        for i in range(16):
+            if y[i, 0] < 0:
+                continue
+            cells += 1
+            t = None if y[i, 0] == 0 else int(sum(int(y[i, 1 + b]) << b for b in range(4)))
+            occ += (pred[i] is None) == (t is None)
+            if pred[i] is not None and t is not None:
+                att_n += 1
+                att += [((pred[i] >> b) & 1) == ((t >> b) & 1) for b in range(4)]
+            full += pred[i] == t
+            ok_board &= pred[i] == t
+        boards += ok_board
+    return {"occupancy": occ / max(cells, 1), **{a: att[k] / max(att_n, 1) for k, a in enumerate(NET_OUTPUTS[1:])},
+            "cells_right": full / max(cells, 1), "boards_right": boards / max(len(Y), 1)}
+
+
+def train(crops: np.ndarray, Y: np.ndarray, epochs: int = 40, seed: int = 0, width: int = 32, embed: int = 64,
+          boards_per_batch: int = 16, lr: float = 3e-3, val=None, log=print):
+    """Train on ``(N, V, 16, H, W, 3)`` crops (V jittered variants per image) and ``(N, 16,
+    5)`` labels; returns the torch model. ``val``: optional ``(crops (M, 16, ...), labels)``
+    scored after every few epochs (for development only)."""
+    import torch
+
+    from vision.net import prepare
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = build_model(width, embed)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-3)
+    steps = epochs * int(np.ceil(len(crops) / boards_per_batch))
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    Yt = torch.from_numpy(Y.astype(np.int64))
+    t0 = time.time()
+    for ep in range(epochs):
+        model.train()
+        order = rng.permutation(len(crops))
+        total = 0.0
+        for i in range(0, len(order), boards_per_batch):
+            idx = order[i:i + boards_per_batch]
+            batch = np.stack([augment(crops[j, rng.integers(crops.shape[1])], rng) for j in idx])
+            x = torch.from_numpy(prepare(batch.reshape((-1,) + batch.shape[2:])))
+            y = Yt[idx].reshape(-1, Y.shape[2])
+            loss = _loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss) * len(idx)
+        msg = f"epoch {ep + 1}/{epochs} loss {total / len(crops):.4f} ({time.time() - t0:.0f} s)"
+        if val is not None and ((ep + 1) % 5 == 0 or ep + 1 == epochs):
+            s = board_scores(predict(model, val[0]), val[1])
+            msg += "  val " + " ".join(f"{k} {100 * v:.1f}" for k, v in s.items())
+        log(msg)
+    model.eval()
+    return model
+
+
+def export(model, path: str, crop_shape) -> float:
+    """Write ``model`` as ONNX (one board: input ``(16, 3, H, W)``) and check that OpenCV
+    reads it and gives the same logits; returns the largest difference."""
+    import torch
+
+    from vision.net import PieceNet, prepare
+
+    model.eval()
+    h, w = crop_shape
+    rng = np.random.default_rng(0)
+    crops = rng.integers(0, 256, (16, h, w, 3), dtype=np.uint8)
+    x = torch.from_numpy(prepare(crops))
+    tmp = path + ".tmp"
+    torch.onnx.export(model, x, tmp, input_names=["crops"], output_names=["logits"], opset_version=17,
+                      dynamo=False)
+    with torch.no_grad():
+        ref = model(x).numpy()
+    diff = float(np.abs(PieceNet(tmp).logits(crops) - ref).max())
+    if diff > 1e-3:
+        os.remove(tmp)
+        raise RuntimeError(f"OpenCV's reading of the exported network differs from torch by {diff}")
+    os.replace(tmp, path)
+    return diff
+
+
+def stack_models(path: str, weight: float | None = None) -> None:
+    """Rewrite the models file ``path`` so every model averages its score with the
+    network's logit (:func:`vision.attributes.with_net`; idempotent)."""
+    from vision.attributes import NET_WEIGHT, with_net
+
+    weight = NET_WEIGHT if weight is None else weight
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    doc["models"] = with_net(doc["models"], weight)
+    doc["net_weight"] = weight
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+    print(f"{path}: models averaged with the network's logits (weight {weight})")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="train the convolutional piece network on rendered training sets")
+    ap.add_argument("folders", nargs="+")
+    ap.add_argument("--out", default=NET_FILE)
+    ap.add_argument("--epochs", type=int, default=40)
+    ap.add_argument("--variants", type=int, default=5, help="crops per image: exact + jittered copies (default 5)")
+    ap.add_argument("--jitter", type=float, default=0.04, help="cell-centre jitter, in pitches (default 0.04)")
+    ap.add_argument("--width", type=int, default=32, help="channels of the middle convolutions (default 32)")
+    ap.add_argument("--embed", type=int, default=64)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--stack", metavar="MODELS_JSON",
+                    help="also make the attribute models in this file (e.g. vision/default_models.json) average "
+                         "their scores with the network's logits (vision.attributes.with_net)")
+    ap.add_argument("--net-weight", type=float, default=None, help="weight of the network's logit with --stack "
+                    "(default: vision.attributes.NET_WEIGHT)")
+    ap.add_argument("--val-fraction", type=float, default=0.0,
+                    help="development only: hold out this fraction of the images and score them every 5 epochs")
+    args = ap.parse_args(argv)
+
+    import torch
+
+    from vision.settings import VisionSettings
+
+    torch.set_num_threads(1)
+    cv2.setNumThreads(1)
+    t0 = time.time()
+    crops, Y, paths = gather(args.folders, VisionSettings(), args.variants, args.jitter)
+    counts = {}
+    for p in paths:
+        counts[os.path.relpath(os.path.dirname(p))] = counts.get(os.path.relpath(os.path.dirname(p)), 0) + 1
+    print(f"{len(paths)} images ({time.time() - t0:.0f} s): " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    val = None
+    if args.val_fraction > 0:
+        rng = np.random.default_rng(args.seed + 1)
+        is_val = rng.random(len(paths)) < args.val_fraction
+        val = (crops[is_val, 0], Y[is_val])
+        crops, Y = crops[~is_val], Y[~is_val]
+        print(f"development run: {int(is_val.sum())} images held back for validation")
+    model = train(crops, Y, epochs=args.epochs, seed=args.seed, width=args.width, embed=args.embed, val=val)
+    diff = export(model, args.out, crops.shape[3:5])
+    meta = {"trained_on": counts, "images": len(Y), "epochs": args.epochs, "variants": args.variants,
+            "jitter": args.jitter, "width": args.width, "embed": args.embed, "seed": args.seed,
+            "val_fraction": args.val_fraction, "seconds": round(time.time() - t0)}
+    with open(os.path.splitext(args.out)[0] + ".json", "w", encoding="utf-8") as f:
+        json.dump(meta, f, indent=1)
+    print(f"wrote {args.out} ({os.path.getsize(args.out) / 1e6:.2f} MB, OpenCV vs torch {diff:.1e}) "
+          f"in {time.time() - t0:.0f} s")
+    if args.stack:
+        stack_models(args.stack, args.net_weight)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
