@@ -256,7 +256,7 @@ class LocalView:
     """
 
     def __init__(self, H: np.ndarray, image_shape=None, low_tilt: tuple[float, float] = (8.0, 24.0)):
-        self.H = H
+        self.H = np.asarray(H, float)
         g = cell_grid()
         e = 1e-3
         p0 = apply_homography(H, g)
@@ -292,8 +292,15 @@ class LocalView:
         """``(16, ..., 3)`` board points (x, y, z in board units; first axis = the cell
         whose local camera applies) -> ``(16, ..., 2)`` pixels."""
         flat = pts.reshape(16, -1, 3)
-        xy = apply_homography(self.H, flat[..., :2].reshape(-1, 2)).reshape(16, -1, 2)
-        xy = xy + flat[..., 2:3] * self.up[:, None, :]
+        # the homography written out per coordinate: ~3x faster than a (N, 2) @ (2, 3)
+        # product for the ~10^5 points a frame projects (same values to rounding)
+        H = self.H
+        x, y = flat[..., 0], flat[..., 1]
+        w = H[2, 0] * x + H[2, 1] * y + H[2, 2]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            px = (H[0, 0] * x + H[0, 1] * y + H[0, 2]) / w
+            py = (H[1, 0] * x + H[1, 1] * y + H[1, 2]) / w
+        xy = np.stack([px, py], -1) + flat[..., 2:3] * self.up[:, None, :]
         return xy.reshape(pts.shape[:-1] + (2,))
 
 
