@@ -71,3 +71,22 @@ def test_corrupt_network_file_gives_a_clear_error(tmp_path):
         PieceNet(str(bad))
     with pytest.raises(PieceNetError, match="not found"):
         PieceNet(str(tmp_path / "missing.onnx"))
+
+
+def test_default_models_average_their_score_with_the_network():
+    from vision.attributes import MODEL_NAMES, models_from_dict, with_net
+    from vision.features import FEATURE_NAMES
+    from vision.net import NET_FEATURE_NAMES
+
+    dicts = VisionSettings().attributes
+    models = models_from_dict(dicts)
+    X = np.random.default_rng(0).normal(0, 1, (16, len(FEATURE_NAMES)))
+    for name in MODEL_NAMES:
+        m = models[name]
+        w = dicts[name]["extra"]["net_weight"]
+        # the base models never read the network's logits (it was trained on their images)
+        assert not set(m.base.features) & set(NET_FEATURE_NAMES)
+        expected = (1 - w) * m.base.decision(X, FEATURE_NAMES) + w * X[:, FEATURE_NAMES.index(f"net_{name}")]
+        assert np.allclose(m.decision(X, FEATURE_NAMES), expected)
+    # averaging again (after retraining the network) does not stack a second time
+    assert with_net(with_net(dicts, 0.5), 0.5) == with_net(dicts, 0.5)
