@@ -1,6 +1,7 @@
 """Board finding alone, scored against rendered truth.
 
     python bench/board_eval.py DIR [DIR ...] [--limit N] [--overlays OUTDIR] [--quiet]
+                               [--net FILE.onnx | --no-net] [--no-fallback]
 
 DIR is a dataset folder (``NNNN.jpg`` + ``NNNN.json``) or a folder of such folders.
 Runs ``Recognizer.find_board`` (no piece reading) on each image and prints one line per
@@ -87,6 +88,12 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="at most N images (evenly spread)")
     ap.add_argument("--overlays", help="folder for PNG overlays of the failures")
     ap.add_argument("--quiet", action="store_true", help="totals only")
+    ap.add_argument("--net", help="board network ONNX file (default: the shipped one)")
+    ap.add_argument("--no-net", action="store_true", help="hand-made searches only (as before session 3)")
+    ap.add_argument("--set", action="append", metavar="SECTION.NAME=VALUE",
+                    help="change a vision setting, e.g. board_net.min_score=0.3 (repeatable)")
+    ap.add_argument("--no-fallback", action="store_true",
+                    help="the network alone: no hand-made search when it finds no board")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     from quarto_assist.cli import one_blas_thread
@@ -99,13 +106,30 @@ def main(argv=None) -> int:
         return 2
     if args.overlays:
         os.makedirs(args.overlays, exist_ok=True)
-    rec = Recognizer()
+    from vision.settings import VisionSettings
+
+    st = VisionSettings()
+    if args.net:
+        st.board_net.model_path = args.net
+    if args.no_net:
+        st.board_net.enabled = False
+    if args.no_fallback:
+        st.board_net.fallback = False
+    for kv in args.set or []:
+        key, value = kv.split("=", 1)
+        section, name = key.split(".")
+        sub = getattr(st, section)
+        setattr(sub, name, type(getattr(sub, name))(json.loads(value)))
+    rec = Recognizer(st)
+    by_method: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     counts = collections.Counter()
     by_style: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     ms = []
     for jp in files:
         with open(jp, encoding="utf-8") as f:
             truth = json.load(f)
+        if "image" not in truth or "video" in truth:
+            continue  # a game video's truth, not a still
         img = cv2.imread(os.path.join(os.path.dirname(jp), truth["image"]))
         if img is None:
             print(f"{jp}: image unreadable")
@@ -119,6 +143,7 @@ def main(argv=None) -> int:
         counts[verdict] += 1
         by_style[style][verdict] += 1
         method = (reading.details or {}).get("method", "")
+        by_method[method or "-"][verdict] += 1
         if not args.quiet:
             print(f"{verdict:8s} {style:14s} tilt {tilt:5.1f} err {mean_err:6.1f}/{max_err:6.1f} px "
                   f"{method:8s} {ms[-1]:6.0f} ms  {jp}  {reading.reason if not reading.found else ''}")
@@ -135,6 +160,10 @@ def main(argv=None) -> int:
     for style in sorted(by_style):
         c = by_style[style]
         print(f"  {style:14s} correct {c['correct']:3d} wrong {c['wrong']:3d} missed {c['missed']:3d} "
+              f"false {c['false']:2d} reject {c['reject']:2d}")
+    for method in sorted(by_method):
+        c = by_method[method]
+        print(f"  by {method:11s} correct {c['correct']:3d} wrong {c['wrong']:3d} missed {c['missed']:3d} "
               f"false {c['false']:2d} reject {c['reject']:2d}")
     print(f"median {statistics.median(ms):.0f} ms per image (find_board, one OpenCV thread)")
     return 0

@@ -1,6 +1,6 @@
 """Speed of vision on one core: median milliseconds per 1280x720 frame.
 
-    python bench/vision_bench.py [DATASET_DIR] [--frames N]
+    python bench/vision_bench.py [DATASET_DIR] [--frames N] [--no-net]
 
 Uses the images of a rendered dataset folder when given (resized to 1280x720 if
 needed), otherwise a drawn test board. Prints the full analysis (``Recognizer.analyze``)
@@ -47,12 +47,17 @@ def main(argv=None) -> int:
     ap.add_argument("folder", nargs="?", help="rendered dataset folder (default: a drawn board)")
     ap.add_argument("--frames", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-net", action="store_true", help="without the board network (hand-made searches only)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     from quarto_assist.cli import one_blas_thread
     one_blas_thread()  # as the app does: BLAS threads only slow small products
     frames = frames_from(args.folder, args.frames)
-    rec = Recognizer()
+    from vision.settings import VisionSettings
+
+    st = VisionSettings()
+    st.board_net.enabled = not args.no_net
+    rec = Recognizer(st)
     rec.analyze(frames[0])  # warm up
     full, step, stages = [], [], {}
     found = 0

@@ -20,6 +20,7 @@ import numpy as np
 
 from vision.assign import assign_pieces, piece_log_likelihood
 from vision.attributes import models_from_dict, predict_proba
+from vision.board_net import MODEL_PATH, BoardNet, board_hypotheses, output_to_frame, peaks, sample
 from vision.cells import find_blobs
 from vision.features import features_from_work
 from vision.geometry import apply_homography, cell_grid, square_view_error
@@ -45,6 +46,7 @@ class Recognizer:
     def __init__(self, settings: VisionSettings | None = None):
         self.settings = settings or VisionSettings()
         self.models = models_from_dict(self.settings.attributes)
+        self._net = None  # the board network, loaded on first use
 
     # --- full analysis ------------------------------------------------------------------
     def analyze(self, frame: np.ndarray) -> BoardReading:
@@ -72,6 +74,26 @@ class Recognizer:
         t = _lap(timings, "prepare", t)
         if too_dark(gray, st.image):
             return _failed(TOO_DARK, timings, bgr)
+        net_reason, net_region = NO_BOARD, None
+        if st.board_net.enabled:
+            # the learned keypoint detector first: cheap, and it sees cells under pieces
+            H_net, net_reason, search, net_info, net_region = self._net_board(bgr, scale, (gray.shape[1], gray.shape[0]))
+            t = _lap(timings, "board_net", t)
+            if H_net is not None:
+                if st.board_net.polish_max_shift > 0:
+                    # the maps are coarse (8 pixels of a 1280-pixel frame): polish the grid
+                    # on the cell outlines, unless that moves it far (pieces' outlines)
+                    H_pol, _, _ = refine_board(H_net, image_gradient(gray), st.outline)
+                    pitch = float(np.median(_pitch_px(H_net)))
+                    shift = np.abs(apply_homography(H_pol, cell_grid()) - apply_homography(H_net, cell_grid()))
+                    net_info["polish_shift"] = round(float(shift.max()) / pitch, 3)
+                    if np.isfinite(shift).all() and shift.max() <= st.board_net.polish_max_shift * pitch:
+                        H_net = H_pol
+                t = _lap(timings, "board_net", t)
+                return self._finish(H_net, np.zeros((0, 6)), {"method": "net", **net_info}, False,
+                                    bgr, work, gray, scale, timings, t, read_cells)
+            if not search:
+                return _failed(net_reason, timings, bgr)
         blobs = find_blobs(gray, st.cells)
         t = _lap(timings, "cells", t)
         gradient = image_gradient(gray)
@@ -131,8 +153,14 @@ class Recognizer:
                     cands.append((s_l, H_l, "lattice"))
                 details.update(lattice_support=round(s_l, 3), cells_seen=fit.inside, retried=True)
         if not cands:
-            return _failed(CUT_OFF if cut_off else NO_BOARD, timings, bgr)
+            return _failed(CUT_OFF if cut_off else net_reason, timings, bgr)
         support, H_fit, details["method"] = cands[0]
+        if net_region is not None:
+            # the network looked first and found no board: what the hand-made searches
+            # found must at least lie where it sees a board's surface
+            details["net_region_support"] = round(net_region(H_fit), 3)
+            if details["net_region_support"] < st.board_net.fallback_min_region_support:
+                return _failed(net_reason, timings, bgr)
         if quads is None:
             quads = board_quads(gray, st.outline, work)
         if details["method"] == "lattice":
@@ -155,7 +183,13 @@ class Recognizer:
             # was found may be part of a bigger grid (a clear lattice, all in view, is a
             # board even when the board's rim is cut off)
             return _failed(CUT_OFF, timings, bgr)
-        matched = match_cells(H_fit, blobs, st.lattice)
+        return self._finish(H_fit, blobs, details, precise, bgr, work, gray, scale, timings, t, read_cells)
+
+    def _finish(self, H_fit, blobs, details, precise, bgr, work, gray, scale, timings, t, read_cells):
+        """From a board homography (unit square -> working image) to the reading: cell
+        numbering, centres, the last cut-off checks, then (``read_cells``) the pieces."""
+        st = self.settings
+        matched = match_cells(H_fit, blobs, st.lattice) if len(blobs) else np.full(16, -1)
         H_work, perm = orient(H_fit)
         matched = matched[perm]
         centres_work = _cell_centres(H_work, matched, blobs, st.lattice.max_centre_offset)
@@ -194,6 +228,50 @@ class Recognizer:
         reading.timings = timings
         timings["total"] = sum(timings.values())
         return reading
+
+    def _net_board(self, bgr: np.ndarray, scale: float, work_size: tuple[int, int]):
+        """The learned detector's verdict ``(H, reason, search, details, region)``: the board's
+        homography (unit square -> working image) or None; when None, the reason to give
+        (``CUT_OFF`` when the board region the network sees runs out of the frame, else
+        ``NO_BOARD``) and whether the hand-made searches should still look (not when
+        the network sees no board region and hardly any cell); details for
+        ``reading.details``; and (when no board) a function giving the board-region map's
+        support for a homography found otherwise."""
+        st = self.settings.board_net
+        if self._net is None:
+            self._net = BoardNet(st.model_path or MODEL_PATH)
+        maps, A = self._net.heatmaps(bgr)
+        hyps = board_hypotheses(maps, st)
+        to_work = np.diag([scale, scale, 1.0]) @ output_to_frame(A)
+        region = maps[2] > 0.5
+        info = {"net_hypotheses": len(hyps), "net_region_area": round(float(region.mean()), 3)}
+        for score, H_out, h_info in hyps[:3]:
+            H = to_work @ H_out
+            H = H / H[2, 2]
+            square = square_view_error(H, work_size) <= self.settings.outline.max_square_error
+            if score >= st.min_score and h_info["net_cells"] >= st.min_cells and \
+                    h_info["net_region"] >= st.min_region and square:
+                info.update(h_info, net_score=round(score, 3))
+                return H, "", False, info, None
+        if hyps:
+            info.update(hyps[0][2], net_score=round(hyps[0][0], 3))
+        from_work = np.linalg.inv(to_work)
+
+        def region_support(H_work):
+            """Mean of the board-region map at the cell centres of ``H_work``."""
+            return float(sample(maps[2], apply_homography(from_work @ H_work, cell_grid())).mean())
+
+        # the frame's part of the maps (the canvas is padded at the bottom / right)
+        w_in, h_in = A[0, 0] * bgr.shape[1], A[1, 1] * bgr.shape[0]
+        ow, oh = int(np.ceil(w_in / 2)), int(np.ceil(h_in / 2))
+        region = region[:oh, :ow]
+        n_peaks = len(peaks(maps[0][:oh, :ow], st.peak_threshold, st.max_cell_peaks))
+        info["net_peaks"] = n_peaks
+        if region.mean() >= st.cut_off_min_region and (region[0].any() or region[-1].any() or
+                                                      region[:, 0].any() or region[:, -1].any()):
+            return None, CUT_OFF, st.fallback, info, region_support
+        search = float(maps[2][:oh, :ow].max()) >= st.fallback_min_region or n_peaks >= st.fallback_min_peaks
+        return None, NO_BOARD, search and st.fallback, info, region_support
 
     def analyze_timed(self, frame: np.ndarray) -> tuple[BoardReading, dict[str, float]]:
         """:meth:`analyze` plus its per-stage timings (seconds), as in chesscog's timed

@@ -248,6 +248,53 @@ class OutlineSettings:
 
 
 @dataclass
+class BoardNetSettings:
+    """The learned board-keypoint detector (``vision.board_net``), tried before the
+    hand-made lattice / outline searches."""
+
+    #: use the network at all
+    enabled: bool = True
+    #: ONNX file of the network ("" = the shipped ``vision/board_net.onnx``)
+    model_path: str = ""
+    #: local maxima of a heatmap above this are keypoint candidates
+    peak_threshold: float = 0.2
+    #: at most this many cell-centre / corner candidates (the strongest)
+    max_cell_peaks: int = 40
+    max_corner_peaks: int = 7
+    #: affine grids seeded by three neighbouring cell candidates: this many best kept
+    lattice_starts: int = 8
+    #: of all starting grids (corner quads, the cell candidates' hull, seeded grids) this
+    #: many different ones, best first, are refitted to the candidates, in this many rounds
+    refine_starts: int = 6
+    refine_rounds: int = 2
+    #: a candidate refits the board model when within this many pitches of its point
+    match_tolerance: float = 0.35
+    #: a board is accepted when the model explains the maps this well (weighted mean of
+    #: the cell map at its 16 centres and the corner map at its 4 corners, 0..1) ...
+    min_score: float = 0.32
+    #: ... and the cell map's mean at the 16 centres is at least this, and the board
+    #: region map's
+    min_cells: float = 0.25
+    min_region: float = 0.8
+    #: a board found is polished on the cell outlines (``vision.outline.refine_board``)
+    #: when that moves no cell centre farther than this (pitches; 0 = no polishing)
+    polish_max_shift: float = 0.3
+    #: when the network finds no board, look with the hand-made searches too ...
+    fallback: bool = True
+    #: ... but only when the board
+    #: region map peaks at least this high somewhere or cell candidates are at least
+    #: ``fallback_min_peaks`` (a frame the network sees as empty is "no board" at once)
+    fallback_min_region: float = 0.5
+    fallback_min_peaks: int = 4
+    #: a board the hand-made searches find is kept only when the network's board-region
+    #: map averages at least this over its 16 cell centres
+    fallback_min_region_support: float = 0.5
+    #: when the network finds no board but its board region (map > 0.5) covers this
+    #: fraction of the frame and touches the frame's edge, the board is cut off
+    cut_off_min_region: float = 0.02
+
+
+@dataclass
 class CameraSettings:
     """The camera model used to stand pieces up on the board plane (``vision.geometry``)."""
 
@@ -338,6 +385,7 @@ class VisionSettings:
     cells: CellSettings = field(default_factory=CellSettings)
     lattice: LatticeSettings = field(default_factory=LatticeSettings)
     outline: OutlineSettings = field(default_factory=OutlineSettings)
+    board_net: BoardNetSettings = field(default_factory=BoardNetSettings)
     camera: CameraSettings = field(default_factory=CameraSettings)
     pieces: PieceSettings = field(default_factory=PieceSettings)
     track: TrackSettings = field(default_factory=TrackSettings)

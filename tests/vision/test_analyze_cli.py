@@ -97,5 +97,7 @@ def test_evaluate_writes_rows_and_summary(tmp_path, capsys):
     assert main(["evaluate", str(folder), "--csv", str(out_csv), "--json", "--quiet"]) == 0
     s = json.loads(capsys.readouterr().out)
     assert s["board_found_pct"] == 100.0 and s["false_positives"] == 0
-    assert s["cell_error_mean_px"] < 2.0
+    # the board network's maps are coarse (8 frame pixels per map pixel): about 3 px on
+    # this big drawn board (the blob lattice that found it before gave < 2 px)
+    assert s["cell_error_mean_px"] < 4.0
     assert len(out_csv.read_text().strip().splitlines()) == 3

@@ -1,0 +1,293 @@
+"""Train the board-keypoint network (``vision/board_net.onnx``) on rendered scenes with truth.
+
+    python -m vision.board_net_training data/renders/dev-v0 data/renders/v1/train \\
+        data/renders/v2/train data/renders/calib-dev --out vision/board_net.onnx
+
+Training folders only (never the holdout sets). Needs torch and onnx (development
+dependencies); the shipped program runs the exported ONNX file with ``cv2.dnn``.
+
+Each truth file gives the 16 cell centres on the board surface, from which the playing
+area's corners follow (a homography fitted to the centres, evaluated at the unit square's
+corners), and the board's outline. Every training step draws fresh augmented copies: the
+frame scaled, rotated and shifted into the network's canvas (parts of the board may leave
+it: only what is in view is labelled), colours turned (hue, saturation, gamma, channel
+order, grey), blurred, noised and JPEG-compressed. Images without a board are negatives
+(all maps zero). Everything random is seeded (``--seed``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import sys
+import time
+
+import cv2
+import numpy as np
+
+from vision.board_net import INPUT_H, INPUT_W, OUT_H, OUT_W, UNIT_CORNERS, canvas_to_blob, input_to_output
+from vision.geometry import apply_homography, cell_grid
+
+PRE_LONG_SIDE = 480  # frames are kept in memory at this size (scale augmentation headroom)
+
+
+def truth_files(folders: list[str]) -> list[str]:
+    out = []
+    for f in folders:
+        here = sorted(glob.glob(os.path.join(f, "*.json")) + glob.glob(os.path.join(f, "*", "*.json")))
+        out += [p for p in here if not p.endswith("dataset.json")]
+    return out
+
+
+def load_example(path: str) -> dict | None:
+    """One truth file -> image (shrunk to ``PRE_LONG_SIDE``) and keypoints in its pixels."""
+    with open(path, encoding="utf-8") as f:
+        t = json.load(f)
+    if "image" not in t or "video" in t:
+        return None
+    img = cv2.imread(os.path.join(os.path.dirname(path), t["image"]))
+    if img is None:
+        return None
+    h, w = img.shape[:2]
+    s = PRE_LONG_SIDE / max(w, h)
+    w2, h2 = round(w * s), round(h * s)
+    small = cv2.resize(img, (w2, h2), interpolation=cv2.INTER_AREA)
+    sx, sy = w2 / w, h2 / h
+    to_small = lambda p: np.asarray(p, float).reshape(-1, 2) * [sx, sy] + [0.5 * sx - 0.5, 0.5 * sy - 0.5]  # noqa: E731
+    cells = np.asarray(t.get("cell_centers") or [], float).reshape(-1, 2)
+    ex = {"path": path, "image": small, "cells": np.zeros((0, 2)), "corners": np.zeros((0, 2)),
+          "outline": np.zeros((0, 2)), "pitch": 0.0}
+    if len(cells) == 16:
+        H, _ = cv2.findHomography(cell_grid(), cells, 0)
+        corners = apply_homography(H, UNIT_CORNERS)
+        d = np.hypot(*(cells[:, None] - cells[None]).transpose(2, 0, 1))
+        d[d == 0] = np.inf
+        outline = t.get("board_outline") or t.get("board_corners") or []
+        ex.update(cells=to_small(cells), corners=to_small(corners),
+                  outline=to_small(outline) if len(outline) >= 3 else np.zeros((0, 2)),
+                  pitch=float(np.median(d.min(1))) * sx)
+    return ex
+
+
+def _gauss(maps: np.ndarray, ch: int, pts: np.ndarray, sigma: float) -> None:
+    yy, xx = np.mgrid[0:OUT_H, 0:OUT_W]
+    for x, y in pts:
+        if -3 * sigma <= x < OUT_W + 3 * sigma and -3 * sigma <= y < OUT_H + 3 * sigma:
+            r = int(3 * sigma) + 1
+            x0, x1 = max(0, int(x) - r), min(OUT_W, int(x) + r + 2)
+            y0, y1 = max(0, int(y) - r), min(OUT_H, int(y) + r + 2)
+            if x0 >= x1 or y0 >= y1:
+                continue
+            g = np.exp(-((xx[y0:y1, x0:x1] - x) ** 2 + (yy[y0:y1, x0:x1] - y) ** 2) / (2 * sigma ** 2))
+            np.maximum(maps[ch, y0:y1, x0:x1], g, out=maps[ch, y0:y1, x0:x1])
+            xi, yi = int(round(x)), int(round(y))
+            if 0 <= xi < OUT_W and 0 <= yi < OUT_H:
+                maps[ch, yi, xi] = 1.0  # the focal loss's positive: the keypoint's nearest pixel
+
+
+def augment(ex: dict, rng: np.random.Generator, plain: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """One training pair: ``(3, INPUT_H, INPUT_W)`` float32 input and ``(3, OUT_H, OUT_W)``
+    target maps. ``plain``: no augmentation (the frame placed as at run time)."""
+    img = ex["image"]
+    h, w = img.shape[:2]
+    base = min(INPUT_W / w, INPUT_H / h)  # as vision.board_net.prepare_input places a frame
+    if plain:
+        s, ang, shift = base, 0.0, np.zeros(2)
+    else:
+        s = base * float(np.exp(rng.uniform(np.log(0.7), np.log(1.45))))
+        ang = float(rng.uniform(-25, 25)) if rng.random() < 0.7 else 0.0
+        shift = rng.uniform(-0.22, 0.22, 2) * [INPUT_W, INPUT_H]
+    # frame centre -> canvas centre (shifted), scaled and turned about it
+    c_src = np.array([(w - 1) / 2, (h - 1) / 2])
+    c_dst = (np.array([w * base, h * base]) - 1) / 2 + shift if not plain else None
+    a = np.deg2rad(ang)
+    R = s * np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    if plain:
+        M = np.array([[base, 0, 0.5 * base - 0.5], [0, base, 0.5 * base - 0.5]])
+    else:
+        M = np.c_[R, c_dst - R @ c_src]
+    border = (0, 0, 0) if plain or rng.random() < 0.5 else tuple(int(v) for v in rng.integers(0, 256, 3))
+    canvas = cv2.warpAffine(img, M, (INPUT_W, INPUT_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                            borderValue=border)
+    if not plain:
+        canvas = _colour(canvas, rng)
+    maps = np.zeros((3, OUT_H, OUT_W), np.float32)
+    if len(ex["cells"]):
+        tf = lambda p: input_to_output(p @ M[:, :2].T + M[:, 2])  # noqa: E731
+        pitch_out = ex["pitch"] * s / 2.0
+        sigma = float(np.clip(0.15 * pitch_out, 0.8, 2.5))
+        _gauss(maps, 0, tf(ex["cells"]), sigma)
+        _gauss(maps, 1, tf(ex["corners"]), sigma)
+        if len(ex["outline"]):
+            poly = np.round(tf(ex["outline"]) * 8).astype(np.int32)
+            region = np.zeros((OUT_H, OUT_W), np.uint8)
+            cv2.fillPoly(region, [poly], 1, shift=3)
+            maps[2] = region
+    return canvas_to_blob(canvas)[0], maps
+
+
+def _colour(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    out = img
+    if rng.random() < 0.6:
+        hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV).astype(np.float32)
+        if rng.random() < 0.5:
+            hsv[:, :, 0] = (hsv[:, :, 0] + rng.uniform(0, 180)) % 180
+        hsv[:, :, 1] = np.clip(hsv[:, :, 1] * rng.uniform(0.5, 1.5), 0, 255)
+        out = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
+    if rng.random() < 0.15:
+        out = out[:, :, rng.permutation(3)]
+    if rng.random() < 0.1:
+        out = cv2.cvtColor(cv2.cvtColor(out, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    f = out.astype(np.float32) / 255.0
+    f = f ** float(np.exp(rng.uniform(-0.5, 0.5)))
+    f = (f - 0.5) * rng.uniform(0.6, 1.3) + 0.5 + rng.uniform(-0.15, 0.15)
+    f = f * rng.uniform(0.85, 1.15, 3).astype(np.float32)
+    out = np.clip(f * 255, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        k = float(rng.uniform(0.4, 1.4))
+        out = cv2.GaussianBlur(out, (0, 0), k)
+    if rng.random() < 0.4:
+        noise = rng.normal(0, rng.uniform(2, 10), out.shape)
+        out = np.clip(out + noise, 0, 255).astype(np.uint8)
+    if rng.random() < 0.5:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(25, 95))])
+        if ok:
+            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+def build_model():
+    import torch
+    from torch import nn
+
+    def block(i, o, stride=1, dil=1):
+        return nn.Sequential(nn.Conv2d(i, o, 3, stride, padding=dil, dilation=dil, bias=False),
+                             nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.e1 = nn.Sequential(block(3, 16, 2), block(16, 16))            # 1/2
+            self.e2 = nn.Sequential(block(16, 32, 2), block(32, 32))           # 1/4
+            self.e3 = nn.Sequential(block(32, 48, 2), block(48, 48))           # 1/8
+            self.e4 = nn.Sequential(block(48, 64, 2), block(64, 64, dil=2), block(64, 64, dil=4))  # 1/16
+            self.d3 = block(64 + 48, 48)
+            self.d2 = block(48 + 32, 32)
+            self.d1 = nn.Sequential(block(32 + 16, 24), block(24, 24))
+            self.head = nn.Conv2d(24, 3, 1)
+            self.head.bias.data[:] = -4.0
+
+        def forward(self, x):
+            up = lambda t: nn.functional.interpolate(t, scale_factor=2.0, mode="nearest")  # noqa: E731
+            x1 = self.e1(x)
+            x2 = self.e2(x1)
+            x3 = self.e3(x2)
+            x4 = self.e4(x3)
+            y = self.d3(torch.cat([up(x4), x3], 1))
+            y = self.d2(torch.cat([up(y), x2], 1))
+            y = self.d1(torch.cat([up(y), x1], 1))
+            return torch.sigmoid(self.head(y))
+
+    return Net()
+
+
+def focal_loss(pred, target):
+    """CenterNet's penalty-reduced focal loss on Gaussian peak maps."""
+    import torch
+
+    p = pred.clamp(1e-4, 1 - 1e-4)
+    pos = target.ge(0.99).float()
+    neg = 1 - pos
+    pos_loss = torch.log(p) * (1 - p) ** 2 * pos
+    neg_loss = torch.log(1 - p) * p ** 2 * (1 - target) ** 4 * neg
+    n = pos.sum()
+    return -(pos_loss.sum() + neg_loss.sum()) / torch.clamp(n, min=1.0)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folders", nargs="+", help="training folders (NNNN.jpg + NNNN.json)")
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "board_net.onnx"))
+    ap.add_argument("--epochs", type=int, default=24)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--files", help="a text file listing the truth files to use (one a line) instead of all in FOLDERS")
+    ap.add_argument("--val", type=int, default=0, help="keep this many images aside (seeded) to report on")
+    args = ap.parse_args(argv)
+    try:
+        import torch
+    except ImportError:
+        print("ERROR training the board network needs torch (a development dependency)", file=sys.stderr)
+        return 2
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(args.seed)
+    if args.files:
+        with open(args.files, encoding="utf-8") as f:
+            files = [ln.strip() for ln in f if ln.strip()]
+    else:
+        files = truth_files(args.folders)
+    t0 = time.time()
+    examples = [e for e in (load_example(p) for p in files) if e is not None]
+    if not examples:
+        print(f"ERROR no truth files in {args.folders}", file=sys.stderr)
+        return 2
+    order = rng.permutation(len(examples))
+    val = [examples[i] for i in order[: args.val]]
+    train = [examples[i] for i in order[args.val:]]
+    print(f"{len(train)} training images ({sum(len(e['cells']) == 0 for e in train)} without a board), "
+          f"{len(val)} kept aside; loaded in {time.time() - t0:.0f} s", flush=True)
+    model = build_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps_per_epoch = max(1, len(train) // args.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch,
+                                                pct_start=0.15)
+    bce = torch.nn.BCELoss()
+    for epoch in range(args.epochs):
+        model.train()
+        perm = rng.permutation(len(train))
+        tot, t_ep = 0.0, time.time()
+        for b in range(steps_per_epoch):
+            batch = [augment(train[i], rng) for i in perm[b * args.batch:(b + 1) * args.batch]]
+            x = torch.from_numpy(np.stack([p[0] for p in batch]))
+            y = torch.from_numpy(np.stack([p[1] for p in batch]))
+            pred = model(x)
+            loss = focal_loss(pred[:, 0], y[:, 0]) + focal_loss(pred[:, 1], y[:, 1]) + 2.0 * bce(pred[:, 2], y[:, 2])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += float(loss.detach())
+        msg = f"epoch {epoch + 1}/{args.epochs} loss {tot / steps_per_epoch:.3f} ({time.time() - t_ep:.0f} s)"
+        if val:
+            model.eval()
+            with torch.no_grad():
+                vb = [augment(e, rng, plain=True) for e in val]
+                vp = model(torch.from_numpy(np.stack([p[0] for p in vb])))
+                vy = torch.from_numpy(np.stack([p[1] for p in vb]))
+                vl = focal_loss(vp[:, 0], vy[:, 0]) + focal_loss(vp[:, 1], vy[:, 1]) + 2.0 * bce(vp[:, 2], vy[:, 2])
+            msg += f" val {float(vl):.3f}"
+        print(msg, flush=True)
+        export(model, args.out)
+    print(f"wrote {args.out} ({os.path.getsize(args.out) / 1e6:.2f} MB) in {(time.time() - t0) / 60:.1f} min")
+    return 0
+
+
+def export(model, path: str) -> None:
+    import torch
+
+    model.eval()
+    tmp = path + ".tmp"
+    torch.onnx.export(model, torch.zeros(1, 3, INPUT_H, INPUT_W), tmp, input_names=["image"], output_names=["maps"],
+                      opset_version=13, dynamo=False)
+    os.replace(tmp, path)
+    model.train()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
