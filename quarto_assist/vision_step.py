@@ -16,10 +16,18 @@ import copy
 import sys
 import time
 
+import cv2
 import numpy as np
+
+from vision.obstruction import obstructed_cells, top_down
 
 JUMP = 0.4  # cell spacings
 JUMP_VOTES = 3
+#: a clear view counts as still when at most this share of it changed since the last one
+STILL_FRACTION = 0.005
+#: source seconds a board must stand clear and still after a check renewed the reference
+#: before its view is trusted as the bare board
+TRUST_AFTER = 1.5
 
 
 class VisionStep:
@@ -47,6 +55,11 @@ class VisionStep:
         self._anchor: np.ndarray | None = None  # cell centres of the board believed in
         self._jumps: list[np.ndarray] = []
         self._analysed = False
+        self._view: tuple | None = None  # (homography, top-down view) at the last vision step
+        self._still = True  # the board's picture did not change since the last vision step
+        self._clear_view: tuple | None = None  # (homography, vision's view) last clear and still
+        self._rechecked_at: float | None = None  # when a check last renewed vision's reference
+        self._still_since: float | None = None  # since when the board stands clear and still
         self.full = 0
         self.tracked = 0
         self.seconds = 0.0
@@ -125,8 +138,12 @@ class VisionStep:
             if self._failed is not None and t - self._failed[0] < self.retry:
                 return self._failed[1]
             return self._analyze(frame, t)
-        if self._last_clear is not None and t - self._last_clear > self.recheck_after:
+        self._look(frame)
+        # the check waits for a still picture: taken while an arm is leaving, its view of
+        # the board (the reference for hands) would hold part of the arm
+        if self._last_clear is not None and t - self._last_clear > self.recheck_after and self._still:
             self._last_clear = t  # one check per period, not one per frame
+            self._rechecked_at = t
             reading = self.recognizer.analyze(frame)
             self._analysed = True
             self.full += 1
@@ -154,14 +171,77 @@ class VisionStep:
                 self._last_clear = t
             return reading
         self.tracked += 1
-        reading = self.recognizer.track(frame, self.previous)
+        reading = self._verified(frame, self.recognizer.track(frame, self.previous), t)
         if not reading.found:
             self.previous = None
             self._failed = (t, reading)
         elif reading.clear:
+            self._steady_reference(reading)
             self.previous = reading
             self._last_clear = t
         return reading
+
+    def _steady_reference(self, reading) -> None:
+        """Vision compares each frame with a reference view of the board to see hands.
+        A clear view becomes that reference only when the picture stands still: an arm
+        leaving the board is clear of the cells for a frame or two while still moving at
+        the edge, and a reference taken then would call the bare board "a hand" once the
+        arm has gone."""
+        old = getattr(self.previous, "reference", None)
+        if not self._still and old is not None and getattr(reading, "reference", None) is not None:
+            reading.reference = old
+
+    def _verified(self, frame, reading, t: float):
+        """A hand seen against a reference view from the check a second into a hand's
+        visit (see ``recheck_after``) is looked at once more against the last view of the
+        board that stood clear and still: that check may have taken a hand that held still,
+        setting a piece down, into its view, so that the bare board reads as "a hand" once
+        the hand has gone, until the next check."""
+        before = self._clear_view
+        if not reading.found:
+            return reading
+        if reading.clear:
+            if not self._still:
+                self._still_since = None
+            elif self._still_since is None:
+                self._still_since = t
+            # after a check, a view is trusted only once the board has stood clear and
+            # still for a while (a hand rarely holds still that long)
+            if self._rechecked_at is not None and self._still_since is not None \
+                    and t - self._still_since >= TRUST_AFTER:
+                self._rechecked_at = None
+            if self._still and self._rechecked_at is None and getattr(reading, "reference", None) is not None:
+                self._clear_view = (reading.homography, reading.reference)
+            return reading
+        self._still_since = None
+        if before is None or before[0] is not reading.homography or self.previous is None \
+                or self.previous.reference is before[1]:
+            return reading
+        fresh = copy.copy(self.previous)
+        fresh.reference = before[1]
+        self.tracked += 1
+        again = self.recognizer.track(frame, fresh)
+        if again.found and again.clear:
+            self._rechecked_at = None  # the view from before the hand came was right
+            return again
+        return reading
+
+    def _look(self, frame) -> None:
+        """Whether the board's picture stands still since the last vision step
+        (``self._still``), from a small top-down view of the board as vision last placed it."""
+        prev = self.previous
+        if prev is None or getattr(prev, "homography", None) is None or not hasattr(self.recognizer, "settings"):
+            self._view, self._still = None, True
+            return
+        grey = frame if frame.ndim == 2 else cv2.cvtColor(frame[..., :3], cv2.COLOR_BGR2GRAY)
+        track = self.recognizer.settings.track
+        view = top_down(grey, prev.homography, track.warp_size)
+        last, self._view = self._view, (prev.homography, view)
+        if last is None or last[0] is not prev.homography:
+            self._still = True  # a new board geometry: nothing to compare with
+            return
+        _, changed = obstructed_cells(view, last[1], track)
+        self._still = changed <= STILL_FRACTION
 
 
 def _same_board(a: np.ndarray, b: np.ndarray) -> bool:

@@ -47,3 +47,82 @@ def test_a_board_that_really_moved_is_followed_after_three_agreeing_readings():
     for k in range(60):
         r = step(img, k / 10)
     assert np.allclose(step._anchor, shifted)
+
+
+
+class ReferenceRecognizer:
+    """Sees hands the way vision does: each frame's top-down view of the board against a
+    reference view from the last clear frame (vision.obstruction); frames here are that
+    top-down view already (the homography maps the board onto the whole frame)."""
+
+    def __init__(self):
+        from vision.obstruction import MARGIN
+        from vision.settings import VisionSettings
+
+        self.settings = VisionSettings()
+        size = self.settings.track.warp_size
+        k = size / (1 + 2 * MARGIN)
+        self.H = np.array([[k, 0, MARGIN * k], [0, k, MARGIN * k], [0, 0, 1.0]])
+
+    def analyze(self, frame):
+        r = reading([None] * 16)
+        r.homography = self.H
+        r.reference = frame[..., 0].copy()
+        return r
+
+    def track(self, frame, previous):
+        from vision.obstruction import obstructed_cells
+
+        view = frame[..., 0].copy()
+        ref = previous.reference if previous.reference is not None else view
+        r = reading([None] * 16)
+        r.homography = previous.homography
+        r.obstructed, _ = obstructed_cells(view, ref, self.settings.track)
+        r.reason = "hand over the board" if r.obstructed.any() else ""
+        r.reference = view if not r.obstructed.any() else ref
+        return r
+
+
+def _board_frames(rec):
+    import cv2
+
+    size = rec.settings.track.warp_size
+    board = np.full((size, size, 3), 90, np.uint8)
+    for i in range(16):
+        c = (int(size * (0.2 + 0.2 * (i % 4))), int(size * (0.2 + 0.2 * (i // 4))))
+        cv2.circle(board, c, size // 14, (230, 230, 230), 1)
+    rng = np.random.default_rng(3)
+
+    def shot(reach=0.0, light=0):  # an arm from the bottom edge, reaching ``reach`` of the way up
+        img = board.astype(float) + light
+        if reach > 0:
+            top = int(size * (1 - reach))
+            cv2.rectangle(img, (int(0.4 * size), top), (int(0.65 * size), size), (190, 190, 190), -1)
+        return np.clip(img + rng.normal(0, 2, img.shape), 0, 255).astype(np.uint8)
+
+    return shot
+
+
+def test_after_the_light_changed_the_board_reads_clear_again_within_seconds():
+    rec = ReferenceRecognizer()
+    shot = _board_frames(rec)
+    frames = [shot() for _ in range(10)] + [shot(light=60) for _ in range(90)]
+    step = VisionStep(rec, recheck_after=1.0)
+    clear = [step(f, k / 10).clear for k, f in enumerate(frames)]
+    assert all(clear[10 + 70:])  # the old view of the board is dropped, not trusted forever
+
+
+def test_a_hand_that_held_still_during_the_check_is_not_seen_after_it_has_gone():
+    """A hand that holds still while it sets a piece down is there when the step re-checks
+    the board a second into its visit, so that check's view of the board holds the hand.
+    Once the hand has gone, the board must read clear at once (compared with the board as
+    it was before the hand came), not only at the next check a second later."""
+    rec = ReferenceRecognizer()
+    shot = _board_frames(rec)
+    frames = [shot() for _ in range(10)] + [shot(r) for r in np.linspace(0.2, 0.7, 5)] \
+        + [shot(0.7)] * 15 + [shot() for _ in range(15)]
+    step = VisionStep(rec, recheck_after=1.0)
+    clear = [step(f, k / 10).clear for k, f in enumerate(frames)]
+    gone = 10 + 5 + 15  # the first frame without the arm
+    assert not any(clear[10:20])  # the arm is seen coming in, and until the check
+    assert all(clear[gone + 1:])  # the bare board is clear right after it has gone
