@@ -149,18 +149,17 @@ class VisionStep:
             self.full += 1
             if reading.found and reading.clear:
                 c = np.asarray(reading.cell_centers, float)
-                if self._anchor is None or _same_board(self._anchor, c):
-                    self.previous = reading
-                    return reading
-                if self._jumps and not _same_board(self._jumps[-1], c):
-                    self._jumps = []
-                self._jumps.append(c)
-                if len(self._jumps) >= JUMP_VOTES:  # analyses agree: the board really moved
-                    self.previous = reading
-                    return reading
-            # the analysis found nothing or put the board elsewhere: keep the board as it
-            # was, but compare from now on against the present view (a reference taken
-            # with a hand in it would call every later frame obstructed)
+                if self._anchor is not None and not _same_board(self._anchor, c):
+                    if self._jumps and not _same_board(self._jumps[-1], c):
+                        self._jumps = []
+                    self._jumps.append(c)
+                    if len(self._jumps) >= JUMP_VOTES:  # analyses agree: the board really moved
+                        self.previous = reading
+                        return reading
+            # the board is where tracking has it (or the analysis found nothing, or put it
+            # elsewhere once): keep tracking's geometry (views of the board stay comparable),
+            # but compare from now on against the present view (a reference taken with a
+            # hand in it would call every later frame obstructed)
             self._analysed = False  # what follows is no news about where the board is
             fresh = copy.copy(self.previous)
             fresh.reference = None
@@ -188,7 +187,8 @@ class VisionStep:
         the edge, and a reference taken then would call the bare board "a hand" once the
         arm has gone."""
         old = getattr(self.previous, "reference", None)
-        if not self._still and old is not None and getattr(reading, "reference", None) is not None:
+        if not self._still and old is not None and getattr(reading, "reference", None) is not None \
+                and self.previous.homography is reading.homography:
             reading.reference = old
 
     def _verified(self, frame, reading, t: float):
