@@ -350,6 +350,8 @@ def main(argv=None) -> int:
     ap.add_argument("--width", type=int, default=32, help="channels of the middle convolutions (default 32)")
     ap.add_argument("--embed", type=int, default=64)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--files", metavar="LIST", help="train only on the truth files listed (one path a line) that lie "
+                    "under the folders (to repeat a training on the images present on an earlier day)")
     ap.add_argument("--stack", metavar="MODELS_JSON",
                     help="also make the attribute models in this file (e.g. vision/default_models.json) average "
                          "their scores with the network's logits (vision.attributes.with_net)")
@@ -366,7 +368,12 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
     t0 = time.time()
-    crops, Y, paths = gather(args.folders, VisionSettings(), args.variants, args.jitter)
+    files = None
+    if args.files:
+        with open(args.files, encoding="utf-8") as f:
+            listed = {os.path.abspath(line.strip()) for line in f if line.strip()}
+        files = [p for d in args.folders for p in truth_files_under(d) if os.path.abspath(p) in listed]
+    crops, Y, paths = gather(args.folders, VisionSettings(), args.variants, args.jitter, files=files)
     counts = {}
     for p in paths:
         counts[os.path.relpath(os.path.dirname(p))] = counts.get(os.path.relpath(os.path.dirname(p)), 0) + 1
@@ -385,6 +392,8 @@ def main(argv=None) -> int:
             "val_fraction": args.val_fraction, "seconds": round(time.time() - t0)}
     with open(os.path.splitext(args.out)[0] + ".json", "w", encoding="utf-8") as f:
         json.dump(meta, f, indent=1)
+    with open(os.path.splitext(args.out)[0] + "_files.txt", "w", encoding="utf-8") as f:
+        f.write("".join(os.path.relpath(p) + "\n" for p in paths))  # for --files: the same training again
     print(f"wrote {args.out} ({os.path.getsize(args.out) / 1e6:.2f} MB, OpenCV vs torch {diff:.1e}) "
           f"in {time.time() - t0:.0f} s")
     if args.stack:
