@@ -4,8 +4,8 @@ The board seen top-down (warped through the known homography, a little beyond it
 playing area) is compared with the same view from the last clear frame. A hand or arm
 reaches in over the board's edge and covers more than a cell; a newly placed piece
 changes the inside of one cell. So a changed region that touches the edge of the view and
-is larger than ``hand_min_cells`` cells is an obstruction, and the cells it covers are
-obstructed.
+covers more than ``hand_min_cells`` cells of the playing area is an obstruction, and the
+cells it covers are obstructed.
 """
 
 from __future__ import annotations
@@ -46,10 +46,16 @@ def obstructed_cells(view: np.ndarray, reference: np.ndarray, settings) -> tuple
     px_per_unit = size / (1.0 + 2 * MARGIN)
     cell_area = (px_per_unit / 4) ** 2
     hand = np.zeros_like(changed, bool)
+    lo, hi = int(round(MARGIN * px_per_unit)), int(round((1 + MARGIN) * px_per_unit))
+    inside = labels[lo:hi, lo:hi]
     for k in range(1, n):
         x, y, w, h, area = stats[k]
         touches = x == 0 or y == 0 or x + w == size or y + h == size
-        if touches and area >= settings.hand_min_cells * cell_area:
+        # only what reaches over the playing area counts: a spare piece taken from beside
+        # the board, or a tall piece on an edge cell seen poking past the edge, changes the
+        # margin, but covers less than a cell of the playing area
+        if touches and area >= settings.hand_min_cells * cell_area \
+                and np.count_nonzero(inside == k) >= settings.hand_min_cells * cell_area:
             hand |= labels == k
     if hand.any():
         for i in range(16):

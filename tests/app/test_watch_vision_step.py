@@ -124,5 +124,5 @@ def test_a_hand_that_held_still_during_the_check_is_not_seen_after_it_has_gone()
     step = VisionStep(rec, recheck_after=1.0)
     clear = [step(f, k / 10).clear for k, f in enumerate(frames)]
     gone = 10 + 5 + 15  # the first frame without the arm
-    assert not any(clear[10:20])  # the arm is seen coming in, and until the check
+    assert not any(clear[11:20])  # the arm is seen once it reaches over the cells, and until the check
     assert all(clear[gone + 1:])  # the bare board is clear right after it has gone
