@@ -12,7 +12,8 @@ the view is clear and still for ``settle`` seconds, compares:
   probabilities averaged over the steady frames, among the pieces still available;
 - nothing changed enough: nothing happened, whatever vision reads;
 - two empty cells changed a lot: two new pieces (unless the second is a neighbour of the
-  first that vision reads empty: the new piece's shadow, or its cover of the cell behind); a piece's cell changed and vision reads
+  first that vision reads empty, the new piece's shadow, or the cell straight behind it
+  in the picture, which the new piece rises over); a piece's cell changed and vision reads
   it empty: the piece disappeared (or moved, when the new piece is that one); the best
   reading of the new piece is one already on the board by far: a duplicate. These are
   flagged and never change the game.
@@ -64,6 +65,14 @@ class PixelSettings(TrackerSettings):
 def _touching(a: int, b: int) -> bool:
     """Game cells ``a`` and ``b`` (0-15 row-major) are neighbours, diagonals included."""
     return a != b and abs(a // 4 - b // 4) <= 1 and abs(a % 4 - b % 4) <= 1
+
+
+def _rises_over(centers: np.ndarray, front: int, back: int) -> bool:
+    """In the picture, does a piece standing on cell ``front`` rise over cell ``back``
+    (the next cell straight up the image, the way pieces stand)?"""
+    sp = _spacing(centers)
+    dx, dy = centers[back] - centers[front]
+    return abs(dx) <= 0.6 * sp and 0.3 * sp <= -dy <= 1.8 * sp
 
 
 def signatures(image: np.ndarray, centers: np.ndarray) -> np.ndarray:
@@ -300,6 +309,11 @@ class PixelTracker(Tracker):
                 if empty_share[c] >= s.shadow_empty and empty_share[second] < 0.5:
                     c, second = second, c  # the shade changed more than the piece's own cell
                 if empty_share[second] >= s.shadow_empty:
+                    second = None
+            if second is not None and self.centers is not None:
+                # the cell just behind a new piece, where it rises in the picture, is partly
+                # hidden by it: vision may even read a piece there
+                if _rises_over(self.centers, c, second):
                     second = None
             if second is not None and d[second] >= max(2 * s.place_change, s.second_ratio * d[c]):
                 issues.append(Issue("two_new", (c, second), tuple(p for p in (seen[c], seen[second]) if p is not None)))

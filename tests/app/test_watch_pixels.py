@@ -304,3 +304,32 @@ def test_a_piece_the_user_corrected_is_never_read_again():
             t += 0.1
     assert [e.kind for e in events if e.kind == "reread"] == []
     assert tr.board[9] == 0x8 and tr.board[3] == 0xD
+
+
+def test_the_cell_a_new_piece_rises_over_in_the_picture_is_not_a_second_piece_even_if_vision_reads_one():
+    # cell 5 lies straight up the picture from cell 9: a tall piece on 9 hides part of it,
+    # and vision, fooled the same way, reads a piece there
+    class Fooled(TrueVision):
+        def read(self, cells, obstructed=False):
+            r = super().read(cells, obstructed)
+            if cells[9] is not None:
+                r.cells[5] = 0x3
+            return r
+
+    shaded = shaded_frames(130)
+    b2 = empty()
+    b2[9] = 0xB
+    tr, vision, events, t = PixelTracker(PixelSettings()), Fooled(0), [], 0.0
+    for cells, hand, obstructed, seconds in [(empty(), None, False, 2.0), (empty(), [9], True, 1.0),
+                                             (b2, None, False, 2.0)]:
+        for _ in range(int(seconds * 10)):
+            events += tr.update(t, vision.read(cells, obstructed), shaded(cells, hand))
+            t += 0.1
+    assert [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [(9, 0xB)]
+
+
+def test_two_new_pieces_side_by_side_across_the_picture_are_still_flagged():
+    b2 = empty()
+    b2[9], b2[10] = 2, 7  # neither rises over the other in the picture
+    tr, ev = play([(empty(), None, False, 2.0), (empty(), [9, 10], True, 1.0), (b2, None, False, 2.0)])
+    assert [e.issues[0].kind for e in ev if e.kind == "flagged"] == ["two_new"]
