@@ -151,6 +151,25 @@ class TrueVision(NoisyVision):
         return r
 
 
+def follow(steps, vision, frames=frame, before=None):
+    """Run a fresh pixel tracker over ``steps`` ((cells, hand, obstructed, seconds)) at 10
+    fps, pictures from ``frames``; ``before``: {step index: fn(tracker)} called as that step
+    begins. Returns (tracker, events)."""
+    tr, events, t = PixelTracker(PixelSettings()), [], 0.0
+    for k, (cells, hand, obstructed, seconds) in enumerate(steps):
+        if before and k in before:
+            before[k](tr)
+        for _ in range(int(seconds * 10)):
+            events += tr.update(t, vision.read(cells, obstructed), frames(cells, hand))
+            t += 0.1
+    return tr, events
+
+
+def one_placement(cells_after):
+    """Empty board, a hand over cell 9, then ``cells_after``."""
+    return [(empty(), None, False, 2.0), (empty(), [9], True, 1.0), (cells_after, None, False, 2.0)]
+
+
 def test_a_new_pieces_shadow_on_the_cell_behind_is_not_a_second_piece():
     # a tall piece set on cell 9 rises over cell 5 behind it in the picture and shades it:
     # that cell's picture changes nearly as much as a piece's, but vision sees it empty
@@ -160,12 +179,7 @@ def test_a_new_pieces_shadow_on_the_cell_behind_is_not_a_second_piece():
     b2[9] = 0xB
     b3 = list(b2)
     b3[3] = 0x4
-    tr, vision, events, t = PixelTracker(PixelSettings()), TrueVision(0), [], 0.0
-    for cells, hand, obstructed, seconds in [(b, None, False, 2.0), (b, [9], True, 1.0), (b2, None, False, 2.0),
-                                             (b2, [3], True, 1.0), (b3, None, False, 2.0)]:
-        for _ in range(int(seconds * 10)):
-            events += tr.update(t, vision.read(cells, obstructed), shaded(cells, hand))
-            t += 0.1
+    tr, events = follow(one_placement(b2) + [(b2, [3], True, 1.0), (b3, None, False, 2.0)], TrueVision(0), shaded)
     assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(9, 0xB), (3, 0x4)]
     assert [e for e in events if e.kind == "flagged"] == []
 
@@ -174,12 +188,7 @@ def test_a_shade_that_changes_more_than_the_piece_itself_is_still_only_shade():
     shaded = shaded_frames(200)
     b2 = empty()
     b2[9] = 0xB
-    tr, vision, events, t = PixelTracker(PixelSettings()), TrueVision(0), [], 0.0
-    for cells, hand, obstructed, seconds in [(empty(), None, False, 2.0), (empty(), [9], True, 1.0),
-                                             (b2, None, False, 2.0)]:
-        for _ in range(int(seconds * 10)):
-            events += tr.update(t, vision.read(cells, obstructed), shaded(cells, hand))
-            t += 0.1
+    tr, events = follow(one_placement(b2), TrueVision(0), shaded)
     assert [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [(9, 0xB)]
 
 
@@ -275,13 +284,8 @@ def test_an_earlier_misread_is_read_again_when_the_piece_it_was_taken_for_comes(
     b2[9] = 0xC
     b3 = list(b2)
     b3[3] = 0xD
-    tr, events, t = PixelTracker(PixelSettings()), [], 0.0
-    vision = ScriptedProbabilities({9: [0.7, 0.1, 0.9, 0.9]})
-    for cells, hand, obstructed, seconds in [(empty(), None, False, 2.0), (empty(), [9], True, 1.0),
-                                             (b2, None, False, 2.0), (b2, [3], True, 1.0), (b3, None, False, 2.0)]:
-        for _ in range(int(seconds * 10)):
-            events += tr.update(t, vision.read(cells, obstructed), frame(cells, hand))
-            t += 0.1
+    tr, events = follow(one_placement(b2) + [(b2, [3], True, 1.0), (b3, None, False, 2.0)],
+                        ScriptedProbabilities({9: [0.7, 0.1, 0.9, 0.9]}))
     kinds = [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")]
     assert kinds == [("placed", 9, 0xD, {}), ("reread", None, None, {9: (0xD, 0xC)}), ("placed", 3, 0xD, {})]
     assert tr.board[9] == 0xC and tr.board[3] == 0xD
@@ -292,16 +296,9 @@ def test_a_piece_the_user_corrected_is_never_read_again():
     b2[9] = 0xC
     b3 = list(b2)
     b3[3] = 0xD
-    tr, events, t = PixelTracker(PixelSettings()), [], 0.0
-    vision = ScriptedProbabilities({9: [0.7, 0.1, 0.9, 0.9]})
-    for k, (cells, hand, obstructed, seconds) in enumerate(
-            [(empty(), None, False, 2.0), (empty(), [9], True, 1.0), (b2, None, False, 2.0),
-             (b2, [3], True, 1.0), (b3, None, False, 2.0)]):
-        if k == 3:
-            tr.correct(9, 0x8)  # the user says: that is 8 (wrongly, but it is their call)
-        for _ in range(int(seconds * 10)):
-            events += tr.update(t, vision.read(cells, obstructed), frame(cells, hand))
-            t += 0.1
+    # before the second placement the user says cell 9 holds 8 (wrongly, but it is their call)
+    tr, events = follow(one_placement(b2) + [(b2, [3], True, 1.0), (b3, None, False, 2.0)],
+                        ScriptedProbabilities({9: [0.7, 0.1, 0.9, 0.9]}), before={3: lambda tr: tr.correct(9, 0x8)})
     assert [e.kind for e in events if e.kind == "reread"] == []
     assert tr.board[9] == 0x8 and tr.board[3] == 0xD
 
@@ -319,12 +316,7 @@ def test_the_cell_a_new_piece_rises_over_in_the_picture_is_not_a_second_piece_ev
     shaded = shaded_frames(130)
     b2 = empty()
     b2[9] = 0xB
-    tr, vision, events, t = PixelTracker(PixelSettings()), Fooled(0), [], 0.0
-    for cells, hand, obstructed, seconds in [(empty(), None, False, 2.0), (empty(), [9], True, 1.0),
-                                             (b2, None, False, 2.0)]:
-        for _ in range(int(seconds * 10)):
-            events += tr.update(t, vision.read(cells, obstructed), shaded(cells, hand))
-            t += 0.1
+    tr, events = follow(one_placement(b2), Fooled(0), shaded)
     assert [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [(9, 0xB)]
 
 
