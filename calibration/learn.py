@@ -157,9 +157,10 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
 
     ``base`` supplies everything not learned here (board finding, occupancy model,
     camera); its piece models are the ones adapted (:func:`calibration.adapt.adapt_models`).
-    Raises :class:`CalibrationRefused` when a photo is unusable or a model is sure the
-    photo does not hold 16 different pieces (a class surely not split 8/8, two cells
-    surely the same piece).
+    Photos that cannot be used (no board, a hand in the way, a game in progress) are left
+    out, with a warning naming each; raises :class:`CalibrationRefused` when no photo can
+    be used or a model is sure a photo does not hold 16 different pieces (a class surely
+    not split 8/8, two cells surely the same piece).
     """
     from vision.attributes import models_from_dict
     from vision.assign import assign_pieces
@@ -170,8 +171,11 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     if not photos:
         raise CalibrationRefused("no photos given: calibration needs at least one photo of all 16 pieces on the board")
     bad = [p for p in photos if not p.usable]
-    if bad:
+    if len(bad) == len(photos):
         raise CalibrationRefused("; ".join(f"photo '{p.path}' cannot be used: {p.problem}" for p in bad))
+    # learn from the photos that show the set; say which were left out and why
+    left_out = [f"photo '{p.path}' was left out: {p.problem}" for p in bad]
+    photos = [p for p in photos if p.usable]
 
     adaptation = adapt_models([p.features for p in photos], base.vision.attributes, FEATURE_NAMES)
     models, report = adaptation.models, adaptation.report
@@ -199,7 +203,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
         raise CalibrationRefused(problems[0] + (f" (and {len(problems) - 1} more problem"
                                                 f"{'s' if len(problems) > 2 else ''})" if len(problems) > 1 else ""))
 
-    warnings = []
+    warnings = list(left_out)
     for attr in ATTRIBUTES:
         r = report.get(attr, {})
         sep = float(r.get("separation", 0.0))

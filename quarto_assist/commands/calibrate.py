@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     for k, path in enumerate(paths, 1):
         image = read_image(path)
         check = examine_photo(path, image, recognizer, base.vision, base)
-        status = "board and 16 pieces found" if check.usable else f"REFUSED: {check.problem}"
+        status = "board and 16 pieces found" if check.usable else f"cannot be used: {check.problem}"
         if check.usable and check.note:
             status = f"board found; {check.note}"
         print(f"[{k}/{len(paths)}] {path}: {status} ({check.seconds:.1f} s)", file=sys.stderr, flush=True)
@@ -79,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
 
     seps = ", ".join(f"{a} {r['separation']:.1f}" + (f" ({r['model']})" if r.get("model") else "")
                      for a, r in cal.report.items())
-    print(f"wrote {out} from {len(photos)} photo{'s' if len(photos) > 1 else ''} in "
+    used = len(cal.photos)
+    print(f"wrote {out} from {used} photo{'s' if used > 1 else ''} in "
           f"{time.perf_counter() - started:.1f} s; separation (d'): {seps}")
     print(f"wrote {sheet}: check that every piece shows the right attributes")
     for w in cal.warnings:

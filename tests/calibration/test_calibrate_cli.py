@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import cv2
@@ -38,7 +39,7 @@ def test_photo_without_a_board_is_refused_and_nothing_is_overwritten(tmp_path, n
     assert len(lines) == 1 and f"photo '{noise_photo}' cannot be used" in lines[0]
     assert out.read_text() == "my old profile"
     assert not (tmp_path / "set.png").exists()
-    assert f"[1/1] {noise_photo}: REFUSED" in err  # progress per photo
+    assert f"[1/1] {noise_photo}: cannot be used: no board in view" in err  # progress per photo
 
 
 @pytest.mark.parametrize("name", ["gigamic-maple-mahogany.jpg", "wood-round-red-blue.jpg",
@@ -87,8 +88,18 @@ def _truth(name: str) -> dict:
     return json.loads((DATA / name).with_suffix(".json").read_text())
 
 
-@pytest.mark.xfail(strict=False, reason="vision does not yet find the board on these full-board renders "
-                   "(see 'What calibration needs from vision' in docs/calibration.md); passes once it does")
+def test_a_photo_without_a_board_among_good_ones_is_left_out_by_name(tmp_path, noise_photo, capsys):
+    good = str(DATA / "full-gigamic-beech-walnut-2.jpg")
+    out = tmp_path / "set.json"
+    assert main(["calibrate", good, str(noise_photo), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"[2/2] {noise_photo}: cannot be used: no board in view" in err
+    assert f"WARNING photo '{noise_photo}' was left out: no board in view" in err
+    assert load_profile(out).source_images == [good]
+
+
+@pytest.mark.xfail(strict=False, reason="vision finds the board on one of these two full-board renders and reads "
+                   "10 of its 16 pieces right, with or without calibration (needs 15); passes once vision does")
 def test_calibrate_on_all_16_pieces_gives_a_profile_analyze_accepts(tmp_path, capsys):
     photos = [str(DATA / "full-gigamic-beech-walnut-1.jpg"), str(DATA / "full-gigamic-beech-walnut-2.jpg")]
     out = tmp_path / "beech.json"
@@ -97,15 +108,18 @@ def test_calibrate_on_all_16_pieces_gives_a_profile_analyze_accepts(tmp_path, ca
     assert code == 0, captured.err
     assert "[1/2]" in captured.err and "[2/2]" in captured.err
     profile = load_profile(out)
-    assert profile.name == "beech set" and profile.source_images == photos
+    assert profile.name == "beech set" and profile.source_images and set(profile.source_images) <= set(photos)
+    for left_out in set(photos) - set(profile.source_images):  # a photo vision cannot read is named
+        assert f"photo '{left_out}' was left out" in captured.err
     assert set(profile.report["attributes"]) == {"tall", "dark", "square", "hollow"}
     sheet = cv2.imread(str(tmp_path / "beech.png"))
     assert sheet is not None and sheet.shape[1] >= 600
     # analyze takes the profile, and reads a calibration photo's board with it
-    assert main(["analyze", photos[0], "--profile", str(out), "--json"]) == 0
+    used = profile.source_images[0]
+    assert main(["analyze", used, "--profile", str(out), "--json"]) == 0
     reading = json.loads(capsys.readouterr().out)
     assert reading["board_found"] and sum(c is not None for c in reading["cells"]) == 16
-    truth = _truth("full-gigamic-beech-walnut-1.jpg")
+    truth = _truth(os.path.basename(used))
     found = np.array(reading["cell_centers"])
     right = 0
     for centre, piece in zip(truth["cell_centers"], truth["cells"]):

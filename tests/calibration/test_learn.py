@@ -87,10 +87,19 @@ def test_a_class_the_photos_do_not_improve_keeps_the_default_and_says_so():
         base.vision.attributes["square"]
 
 
-def test_an_unusable_photo_is_refused_by_name():
+def test_an_unusable_photo_is_left_out_by_name_and_the_others_are_learned_from():
     rng = np.random.default_rng(1)
     photos = [_photo("good.jpg", _features(rng, range(16))), _photo("bad.jpg", None, "no board in view")]
-    with pytest.raises(CalibrationRefused, match="photo 'bad.jpg' cannot be used: no board in view"):
+    cal = learn_profile(photos, default_profile())
+    assert [p.path for p in cal.photos] == ["good.jpg"] and cal.profile.source_images == ["good.jpg"]
+    assert cal.warnings[0] == "photo 'bad.jpg' was left out: no board in view"
+    assert cal.profile.report["warnings"][0] == cal.warnings[0]
+
+
+def test_when_no_photo_can_be_used_calibration_is_refused_naming_each():
+    photos = [_photo("a.jpg", None, "no board in view"), _photo("b.jpg", None, "something covers the board")]
+    with pytest.raises(CalibrationRefused, match="photo 'a.jpg' cannot be used: no board in view; "
+                                                 "photo 'b.jpg' cannot be used: something covers the board"):
         learn_profile(photos, default_profile())
 
 
