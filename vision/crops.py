@@ -199,7 +199,7 @@ def crop_features(crops: np.ndarray, top_down: np.ndarray | None = None) -> np.n
     """``(16, CROP_H, CROP_W, 3)`` crops of one board (and ``(16, TOP_PX, TOP_PX)``
     top-down patches, :func:`top_down_patches`) -> ``(16, len(CROP_FEATURE_NAMES))``."""
     n = len(crops)
-    grey = np.stack([cv2.cvtColor(c, cv2.COLOR_BGR2GRAY) for c in crops])
+    grey = cv2.cvtColor(crops.reshape(-1, CROP_W, 3), cv2.COLOR_BGR2GRAY).reshape(crops.shape[:3])  # one call for all
     H_ = hog(grey)
     lab = cv2.cvtColor(crops.reshape(-1, CROP_W, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(crops.shape)
     L = lab[..., 0]

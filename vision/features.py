@@ -317,9 +317,9 @@ class _Sampler:
         return lab.reshape(*shape, 3).astype(np.float64)
 
 
-def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
+def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarray | None = None) -> np.ndarray:
     """:func:`cell_features` on an image already at working scale, ``H`` board -> ``work``
-    pixels. Returns ``(16, D)``."""
+    pixels (``grey``: its grey copy, when the caller has one). Returns ``(16, D)``."""
     ps = settings.pieces
     view = LocalView(H, work.shape)
     tilt = float(np.median(view.tilt_deg))
@@ -334,7 +334,8 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings) -> np.ndarray:
     # --- reference: the bare board between cells ------------------------------------
     corners = np.array([(i / 4, j / 4, 0.0) for j in range(5) for i in range(5)])
     board_lab = np.median(sampler.lab(apply_homography(H, corners[:, :2])), axis=0)
-    frame_grey = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)  # one grey copy for every measurement below
+    # one grey copy for every measurement below
+    frame_grey = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY) if grey is None else grey
     lo, mid, hi = np.percentile(frame_grey[:: 4, :: 4], [5, 50, 95]) * (100.0 / 255.0)
     contrast = max(hi - lo, 10.0)
 

@@ -223,7 +223,7 @@ class Recognizer:
             reading.timings = timings
             timings["total"] = sum(timings.values())
             return reading
-        self._read_cells(work, H_work, reading, timings, t)
+        self._read_cells(work, H_work, reading, timings, t, grey=gray)
         reading.reference = top_down(gray, H_work, st.track.warp_size)
         reading.timings = timings
         timings["total"] = sum(timings.values())
@@ -326,16 +326,17 @@ class Recognizer:
             obstructed=obstructed,
             reason=HAND if obstructed.any() else "",
         )
-        self._read_cells(work, H_work, reading, timings, t, keep=previous if obstructed.any() else None)
+        self._read_cells(work, H_work, reading, timings, t, keep=previous if obstructed.any() else None, grey=gray)
         reading.reference = view if not obstructed.any() else reference
         reading.timings = timings
         timings["total"] = sum(timings.values())
         return reading
 
     # --- shared -------------------------------------------------------------------------
-    def _read_cells(self, work, H_work, reading: BoardReading, timings, t, keep: BoardReading | None = None):
+    def _read_cells(self, work, H_work, reading: BoardReading, timings, t, keep: BoardReading | None = None,
+                    grey=None):
         st = self.settings
-        feats = features_from_work(work, H_work, st)
+        feats = features_from_work(work, H_work, st, grey)
         t = _lap(timings, "features", t)
         probs = predict_proba(feats, self.models)
         occupied = probs[:, 0] > st.pieces.occupied_threshold
