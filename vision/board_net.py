@@ -130,8 +130,8 @@ def peaks(heat: np.ndarray, threshold: float, max_peaks: int) -> np.ndarray:
     v = heat[ys, xs]
     order = np.argsort(-v)[:max_peaks]
     ys, xs, v = ys[order], xs[order], v[order]
-    lg = np.log(np.pad(heat, 1, mode="edge").astype(float) + 1e-6)
-    yp, xp = ys + 1, xs + 1
+    h, w = heat.shape
+    lg = lambda yy, xx: np.log(heat[np.clip(yy, 0, h - 1), np.clip(xx, 0, w - 1)].astype(float) + 1e-6)  # noqa: E731
 
     def offset(l, c, r):
         curv = l - 2 * c + r
@@ -139,8 +139,9 @@ def peaks(heat: np.ndarray, threshold: float, max_peaks: int) -> np.ndarray:
             o = np.where(curv < -1e-9, 0.5 * (l - r) / curv, 0.0)
         return np.clip(o, -0.5, 0.5)
 
-    px = xs + offset(lg[yp, xp - 1], lg[yp, xp], lg[yp, xp + 1])
-    py = ys + offset(lg[yp - 1, xp], lg[yp, xp], lg[yp + 1, xp])
+    centre = lg(ys, xs)
+    px = xs + offset(lg(ys, xs - 1), centre, lg(ys, xs + 1))
+    py = ys + offset(lg(ys - 1, xs), centre, lg(ys + 1, xs))
     return np.stack([px, py, v], 1)
 
 
@@ -318,7 +319,7 @@ def board_hypotheses(maps: np.ndarray, settings) -> list[tuple[float, np.ndarray
     for i in np.argsort(pre)[::-1]:
         H = starts[i]
         p = apply_homography(H, UNIT_CORNERS)
-        tol = 0.5 * float(np.median(_pitch(H)))
+        tol = 0.5 * 0.25 * float(np.hypot(*(p - np.roll(p, 1, 0)).T).mean())  # half a pitch
         if any(np.abs(p - q).max() < tol for q in done):
             continue
         done.append(p)
