@@ -83,7 +83,9 @@ class Recognizer:
                 if st.board_net.polish_max_shift > 0:
                     # the maps are coarse (8 pixels of a 1280-pixel frame): polish the grid
                     # on the cell outlines, unless that moves it far (pieces' outlines)
-                    H_pol, _, _ = refine_board(H_net, image_gradient(gray), st.outline)
+                    polish = dataclasses.replace(st.outline, refine_step_pitch=st.board_net.polish_step_pitch,
+                                                 refine_rounds=st.board_net.polish_rounds)
+                    H_pol, _, _ = refine_board(H_net, image_gradient(gray), polish)
                     pitch = float(np.median(_pitch_px(H_net)))
                     shift = np.abs(apply_homography(H_pol, cell_grid()) - apply_homography(H_net, cell_grid()))
                     net_info["polish_shift"] = round(float(shift.max()) / pitch, 3)
