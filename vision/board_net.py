@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
 
 import cv2
 import numpy as np
@@ -85,8 +86,9 @@ def canvas_to_blob(canvas: np.ndarray) -> np.ndarray:
 
 # --- the network -------------------------------------------------------------------------
 class BoardNet:
-    """The ONNX board network run by ``cv2.dnn`` on one frame at a time (one per
-    recogniser: a ``cv2.dnn`` net is not to be shared between threads)."""
+    """The ONNX board network run by ``cv2.dnn`` on one frame at a time (a ``cv2.dnn``
+    net keeps its input and outputs between calls, so calls from several threads take
+    turns)."""
 
     def __init__(self, path: str = MODEL_PATH):
         try:
@@ -100,6 +102,7 @@ class BoardNet:
         except cv2.error:
             raise BoardNetError(f"board network file {path!r} is corrupt (OpenCV cannot read it as ONNX)") from None
         self.path = path
+        self._lock = threading.Lock()
         try:
             out = self._forward(np.zeros((1, 3, INPUT_H, INPUT_W), np.float32))
         except cv2.error:
@@ -109,8 +112,9 @@ class BoardNet:
                                 f"expected {(3, OUT_H, OUT_W)}")
 
     def _forward(self, blob: np.ndarray) -> np.ndarray:
-        self.net.setInput(blob)
-        return np.asarray(self.net.forward())[0]
+        with self._lock:
+            self.net.setInput(blob)
+            return np.array(self.net.forward())[0]
 
     def heatmaps(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(3, OUT_H, OUT_W)`` maps in 0..1 and the frame -> input affine map."""
