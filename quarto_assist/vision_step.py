@@ -31,7 +31,7 @@ TRUST_AFTER = 1.5
 
 
 class VisionStep:
-    def __init__(self, recognizer, profile=None, retry: float = 0.3, recheck_after: float = 1.0, every: int = 1):
+    def __init__(self, recognizer, profile=None, retry: float = 0.3, recheck_after: float = 0.5, every: int = 1):
         """``retry``: source seconds between full analyses while no board is in view.
         ``recheck_after``: source seconds of tracking without a clear view after which
         one full analysis checks the board is still where tracking thinks it is.
