@@ -34,16 +34,9 @@ from scipy.optimize import linear_sum_assignment
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from vision import Recognizer  # noqa: E402
+from vision.board_net_training import truth_files  # noqa: E402
 
 TOLERANCE_PITCH = 0.25
-
-
-def truth_files(folders: list[str]) -> list[str]:
-    out = []
-    for f in folders:
-        here = sorted(glob.glob(os.path.join(f, "*.json")) + glob.glob(os.path.join(f, "*", "*.json")))
-        out += [p for p in here if not p.endswith("dataset.json")]
-    return out
 
 
 def truth_pitch(centres: np.ndarray) -> float:

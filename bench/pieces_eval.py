@@ -37,15 +37,9 @@ CACHE = "/tmp/pieces_eval_cache"
 
 
 def truth_jsons(folder: str) -> list[str]:
-    from vision.evaluation import truth_files
+    from vision.evaluation import truth_files_under
 
-    out = []
-    for d in [folder] + sorted(glob.glob(os.path.join(folder, "*/"))):
-        try:
-            out += truth_files(d)
-        except (OSError, ValueError):
-            pass
-    return sorted(set(out))
+    return truth_files_under(folder)
 
 
 def _net_digest() -> str:

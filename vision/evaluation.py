@@ -163,3 +163,18 @@ def truth_files(folder: str | os.PathLike) -> list[str]:
         if isinstance(head, dict) and "image" in head and "video" not in head:
             out.append(p)
     return out
+
+
+def truth_files_under(folder: str | os.PathLike) -> list[str]:
+    """Truth files of ``folder`` and of its direct subfolders (calibration sets keep one
+    session per subfolder), each once, in name order; folders without truth are skipped."""
+    import glob
+
+    folder = os.fspath(folder)
+    out = []
+    for d in [folder] + sorted(glob.glob(os.path.join(folder, "*/"))):
+        try:
+            out += truth_files(d)
+        except (OSError, ValueError):
+            pass
+    return sorted(set(out))

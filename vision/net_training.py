@@ -30,6 +30,7 @@ import time
 import cv2
 import numpy as np
 
+from vision.evaluation import truth_files_under
 from vision.net import NET_FILE, NET_OUTPUTS
 
 CACHE = "/tmp/net_crops_cache"
@@ -74,22 +75,6 @@ def _cache_key(path: str, variants: int, jitter: float) -> str:
 
     layout = f"{crops.CROP_SPAN}:{crops.CROP_BELOW}:{crops.CROP_ABOVE}:{crops.CROP_W}x{crops.CROP_H}:{variants}:{jitter}"
     return hashlib.sha1(f"{os.path.abspath(path)}:{os.path.getmtime(path)}:{layout}".encode()).hexdigest()
-
-
-def truth_files_under(folder: str) -> list[str]:
-    """Truth files of ``folder`` and of its direct subfolders (calibration sets keep one
-    session per subfolder)."""
-    import glob
-
-    from vision.evaluation import truth_files
-
-    out = []
-    for d in [folder] + sorted(glob.glob(os.path.join(folder, "*/"))):
-        try:
-            out += truth_files(d)
-        except (OSError, ValueError):
-            pass
-    return sorted(set(out))
 
 
 def gather(folders, settings, variants: int = 1, jitter: float = 0.04, progress: bool = True,
