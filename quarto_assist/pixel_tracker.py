@@ -46,8 +46,9 @@ class PixelSettings(TrackerSettings):
     new piece; ``still``: grey levels a cell may flicker within the steady window;
     ``shadow_empty``: share of the steady readings in which vision must see a changed
     neighbour of the new piece empty for its change to count as the new piece's shadow or
-    its cover of the cell behind (not a second piece); ``duplicate_margin``: log-likelihood by which a piece already on the board must beat
-    every available piece before the new one is flagged as a duplicate; ``reread_margin``:
+    its cover of the cell behind (not a second piece); ``duplicate_margin``:
+    log-likelihood by which a piece already on the board must beat every available piece
+    before the new one is flagged as a duplicate; ``reread_margin``:
     log-likelihood by which reading the pieces on the board again together with the new one
     must beat keeping them as they were before an earlier piece is re-read; ``join``: start
     from the pieces vision sees on the board instead of an empty board."""

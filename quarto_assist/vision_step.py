@@ -58,7 +58,7 @@ class VisionStep:
         self._view: tuple | None = None  # (homography, top-down view) at the last vision step
         self._still = True  # the board's picture did not change since the last vision step
         self._clear_view: tuple | None = None  # (homography, vision's view) last clear and still
-        self._rechecked_at: float | None = None  # when a check last renewed vision's reference
+        self._after_check = False  # a check renewed vision's reference; its views are not trusted yet
         self._still_since: float | None = None  # since when the board stands clear and still
         self.full = 0
         self.tracked = 0
@@ -143,7 +143,7 @@ class VisionStep:
         # the board (the reference for hands) would hold part of the arm
         if self._last_clear is not None and t - self._last_clear > self.recheck_after and self._still:
             self._last_clear = t  # one check per period, not one per frame
-            self._rechecked_at = t
+            self._after_check = True
             reading = self.recognizer.analyze(frame)
             self._analysed = True
             self.full += 1
@@ -192,8 +192,8 @@ class VisionStep:
             reading.reference = old
 
     def _verified(self, frame, reading, t: float):
-        """A hand seen against a reference view from the check a second into a hand's
-        visit (see ``recheck_after``) is looked at once more against the last view of the
+        """A hand seen against a reference view from the check made while a hand stays
+        (see ``recheck_after``) is looked at once more against the last view of the
         board that stood clear and still: that check may have taken a hand that held still,
         setting a piece down, into its view, so that the bare board reads as "a hand" once
         the hand has gone, until the next check."""
@@ -207,10 +207,9 @@ class VisionStep:
                 self._still_since = t
             # after a check, a view is trusted only once the board has stood clear and
             # still for a while (a hand rarely holds still that long)
-            if self._rechecked_at is not None and self._still_since is not None \
-                    and t - self._still_since >= TRUST_AFTER:
-                self._rechecked_at = None
-            if self._still and self._rechecked_at is None and getattr(reading, "reference", None) is not None:
+            if self._after_check and self._still_since is not None and t - self._still_since >= TRUST_AFTER:
+                self._after_check = False
+            if self._still and not self._after_check and getattr(reading, "reference", None) is not None:
                 self._clear_view = (reading.homography, reading.reference)
             return reading
         self._still_since = None
@@ -222,7 +221,7 @@ class VisionStep:
         self.tracked += 1
         again = self.recognizer.track(frame, fresh)
         if again.found and again.clear:
-            self._rechecked_at = None  # the view from before the hand came was right
+            self._after_check = False  # the view from before the hand came was right
             return again
         return reading
 

@@ -62,10 +62,6 @@ def input_to_output(pts: np.ndarray) -> np.ndarray:
     return (np.asarray(pts, float) - (STRIDE - 1) / 2) / STRIDE
 
 
-def output_to_input(pts: np.ndarray) -> np.ndarray:
-    return np.asarray(pts, float) * STRIDE + (STRIDE - 1) / 2
-
-
 def prepare_input(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Frame -> ``(1, 3, INPUT_H, INPUT_W)`` float32 blob (RGB, 0..1) and the ``(2, 3)``
     frame -> input affine map."""

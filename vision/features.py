@@ -83,11 +83,9 @@ def cell_features(image: np.ndarray, reading, settings) -> np.ndarray:
 def work_image(image: np.ndarray, settings) -> tuple[np.ndarray, np.ndarray]:
     """The frame at working scale (long side at most ``settings.image.work_long_side``)
     and the ``(3, 3)`` scaling from frame to working pixels."""
-    scale = min(1.0, settings.image.work_long_side / max(image.shape[:2]))
-    if scale < 1.0:
-        work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    else:
-        work = image
+    from vision.image import shrink
+
+    scale, work = shrink(image, settings.image)
     return work, np.diag([scale, scale, 1.0])
 
 

@@ -82,6 +82,15 @@ def working_scale(shape, settings) -> float:
     return min(1.0, settings.work_long_side / max(shape[:2]))
 
 
+def shrink(image: np.ndarray, settings) -> tuple[float, np.ndarray]:
+    """The image at working scale (``settings``: ``ImageSettings``) and that scale: the
+    one copy every stage measures on (pixel areas averaged when shrinking)."""
+    scale = working_scale(image.shape, settings)
+    if scale < 1.0:
+        return scale, cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return scale, image
+
+
 def too_small(shape, settings) -> bool:
     """Fewer than ``min_side`` pixels on a side: no board can be read."""
     return min(shape[:2]) < settings.min_side

@@ -24,7 +24,7 @@ from vision.board_net import MODEL_PATH, BoardNet, board_hypotheses, output_to_f
 from vision.cells import find_blobs
 from vision.features import features_from_work
 from vision.geometry import apply_homography, cell_grid, square_view_error
-from vision.image import to_bgr8, too_dark, too_small, working_scale
+from vision.image import shrink, to_bgr8, too_dark, too_small
 from vision.lattice import fit_lattice, image_gradient, match_cells, orient
 from vision.outline import board_quads, centre_on_board, cut_off_by_outline, fit_outline, peak_ratio, refine_board
 from vision.obstruction import obstructed_cells, top_down
@@ -396,19 +396,6 @@ def _cell_centres(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray, max_off
     return out
 
 
-def _blob_radius(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray) -> float:
-    """Outline radius of the cells (pitches) from the blobs seen at them."""
-    seen = matched >= 0
-    if not seen.any():
-        return 0.42
-    grid = cell_grid()[seen]
-    right = apply_homography(H, grid + [0.25, 0]) - apply_homography(H, grid)
-    down = apply_homography(H, grid + [0, 0.25]) - apply_homography(H, grid)
-    area = np.abs(right[:, 0] * down[:, 1] - right[:, 1] * down[:, 0])
-    rel = float(np.median(blobs[matched[seen], 5] / np.maximum(area, 1e-6)))
-    return float(np.clip(np.sqrt(rel / np.pi), 0.2, 0.55))
-
-
 def _perspective_bias(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray) -> np.ndarray:
     """``(16, 2)``: how far the centre of a cell circle's image (an ellipse) lies from the
     image of the circle's centre. Under perspective the two differ by up to a few pixels;
@@ -437,13 +424,12 @@ def _pitch_px(H: np.ndarray) -> np.ndarray:
     return 0.5 * (np.hypot(*(b - a).T) + np.hypot(*(c - a).T))
 
 
-
 def _working_image(bgr: np.ndarray, image_settings) -> tuple[float, np.ndarray, np.ndarray]:
     """The working image (shrunk for speed): its scale to ``bgr``, colour ``(h, w, 3)`` and
     grey ``(h, w)``, both uint8."""
-    scale = working_scale(bgr.shape, image_settings)
-    work = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else bgr
+    scale, work = shrink(bgr, image_settings)
     return scale, work, cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+
 
 def _lap(timings: dict, name: str, t0: float) -> float:
     t = time.perf_counter()
