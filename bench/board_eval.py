@@ -1,13 +1,14 @@
 """Board finding alone, scored against rendered truth.
 
     python bench/board_eval.py DIR [DIR ...] [--limit N] [--overlays OUTDIR] [--quiet]
-                               [--net FILE.onnx | --no-net] [--no-fallback]
+                               [--net FILE.onnx | --no-net] [--no-fallback] [--files LIST]
 
 DIR is a dataset folder (``NNNN.jpg`` + ``NNNN.json``) or a folder of such folders.
 Runs ``Recognizer.find_board`` (no piece reading) on each image and prints one line per
 image: verdict, board style, camera tilt, mean / max centre error in pixels, the
-reason when not found, milliseconds; then totals per verdict, per board style, and the
-median milliseconds.
+reason when not found, milliseconds; then totals per verdict, per board style, the centre
+error per folder (over the boards found correct: the mean of each board's mean error, and
+the median, in pixels and in cell pitches), and the median milliseconds.
 
 Verdicts (images with a board): ``correct`` = all 16 centres within 0.25 cell pitch of
 the truth (each true centre matched to the nearest predicted one, one to one), ``wrong``
@@ -46,19 +47,20 @@ def truth_pitch(centres: np.ndarray) -> float:
     return float(np.median(d.min(1)))
 
 
-def judge(truth: dict, reading) -> tuple[str, float, float]:
+def judge(truth: dict, reading) -> tuple[str, float, float, float]:
     expected = bool(truth.get("board_found_expected", bool(truth.get("cell_centers"))))
     if not expected:
-        return ("false" if reading.found else "reject"), float("nan"), float("nan")
+        return ("false" if reading.found else "reject"), float("nan"), float("nan"), float("nan")
     if not reading.found:
-        return "missed", float("nan"), float("nan")
+        return "missed", float("nan"), float("nan"), float("nan")
     t = np.asarray(truth["cell_centers"], float)
     p = np.asarray(reading.cell_centers, float)
     cost = np.hypot(*(t[:, None] - p[None]).transpose(2, 0, 1))
     r, c = linear_sum_assignment(cost)
     err = cost[r, c]
-    ok = err.max() <= TOLERANCE_PITCH * truth_pitch(t)
-    return ("correct" if ok else "wrong"), float(err.mean()), float(err.max())
+    pitch = truth_pitch(t)
+    ok = err.max() <= TOLERANCE_PITCH * pitch
+    return ("correct" if ok else "wrong"), float(err.mean()), float(err.max()), pitch
 
 
 def overlay(path: str, img: np.ndarray, truth: dict, reading) -> None:
@@ -87,11 +89,17 @@ def main(argv=None) -> int:
                     help="change a vision setting, e.g. board_net.min_score=0.3 (repeatable)")
     ap.add_argument("--no-fallback", action="store_true",
                     help="the network alone: no hand-made search when it finds no board")
+    ap.add_argument("--files", help="only the truth files listed in this text file (one a line; folders still "
+                                    "group the centre errors): the same images in runs while a folder grows")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     from quarto_assist.cli import one_blas_thread
     one_blas_thread()  # as the app does: BLAS threads only slow small products
     files = truth_files(args.folders)
+    if args.files:
+        with open(args.files, encoding="utf-8") as f:
+            listed = {os.path.normpath(ln.strip()) for ln in f if ln.strip()}
+        files = [p for p in files if os.path.normpath(p) in listed]
     if args.limit and len(files) > args.limit:
         files = [files[i] for i in np.linspace(0, len(files) - 1, args.limit).round().astype(int)]
     if not files:
@@ -118,6 +126,8 @@ def main(argv=None) -> int:
     counts = collections.Counter()
     by_style: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     ms = []
+    errors: dict[str, list[tuple[float, float]]] = collections.defaultdict(list)  # folder -> (px, pitch)
+    roots = sorted(args.folders, key=len, reverse=True)
     for jp in files:
         with open(jp, encoding="utf-8") as f:
             truth = json.load(f)
@@ -130,7 +140,10 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         reading = rec.find_board(img)
         ms.append(1000 * (time.perf_counter() - t0))
-        verdict, mean_err, max_err = judge(truth, reading)
+        verdict, mean_err, max_err, pitch = judge(truth, reading)
+        if verdict == "correct":
+            root = next((r for r in roots if os.path.abspath(jp).startswith(os.path.abspath(r))), "?")
+            errors[root].append((mean_err, mean_err / pitch))
         style = (truth.get("board") or {}).get("style", "?")
         tilt = (truth.get("camera") or {}).get("tilt_deg", float("nan"))
         counts[verdict] += 1
@@ -158,6 +171,11 @@ def main(argv=None) -> int:
         c = by_method[method]
         print(f"  by {method:11s} correct {c['correct']:3d} wrong {c['wrong']:3d} missed {c['missed']:3d} "
               f"false {c['false']:2d} reject {c['reject']:2d}")
+    every = [e for v in errors.values() for e in v]
+    for root in [r for r in args.folders if errors.get(r)] + (["all"] if len(errors) > 1 else []):
+        e = np.array(errors[root] if root != "all" else every)
+        print(f"  centre error {root}: {len(e)} correct boards, mean {e[:, 0].mean():.2f} px / "
+              f"{e[:, 1].mean():.3f} pitch, median {np.median(e[:, 0]):.2f} px / {np.median(e[:, 1]):.3f} pitch")
     print(f"median {statistics.median(ms):.0f} ms per image (find_board, one OpenCV thread)")
     return 0
 
