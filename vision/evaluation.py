@@ -54,15 +54,34 @@ def _truth_piece(v):
 COLUMNS = [
     "image", "board_expected", "board_found", "reason", "mean_err_px", "max_err_px",
     "cells_scored", "occupancy_right", "tall_right", "dark_right", "square_right", "hollow_right",
-    "attrs_scored", "cells_right", "board_right", "seconds",
+    "attrs_scored", "cells_right", "board_right", "seconds", "piece_set", "material", "board_style", "tilt_deg",
 ]
+
+
+def scene_of(truth: dict) -> dict:
+    """What a rendered scene shows, for breaking figures down: the ``piece_set`` id (sets
+    drawn afresh for one scene all count as ``procedural``), its ``material`` (wood,
+    paint, plastic), the ``board_style`` id and the camera's ``tilt_deg`` (blank when the
+    truth does not say)."""
+
+    def ident(v):
+        return (v.get("id") or "") if isinstance(v, dict) else (v or "")
+
+    tilt = (truth.get("camera") or {}).get("tilt_deg")
+    pieces = truth.get("piece_set")
+    name = ident(pieces)
+    return {"piece_set": "procedural" if name.startswith("proc-") else name,
+            "material": (pieces.get("material") or "") if isinstance(pieces, dict) else "",
+            "board_style": ident(truth.get("board")),
+            "tilt_deg": "" if tilt is None else round(float(tilt), 1)}
 
 
 def score_reading(reading, truth: dict, seconds: float) -> dict:
     """One row (dict with ``COLUMNS``) comparing a ``BoardReading`` with a truth dict."""
     row = {c: "" for c in COLUMNS}
     row.update(image=truth["image"], board_expected=int(truth["board_found_expected"]),
-               board_found=int(bool(reading.found)), reason=reading.reason, seconds=round(seconds, 4))
+               board_found=int(bool(reading.found)), reason=reading.reason, seconds=round(seconds, 4),
+               **scene_of(truth))
     if not truth["board_found_expected"]:
         row["board_right"] = int(not reading.found)
         return row
@@ -144,6 +163,33 @@ def summarize(rows: list[dict]) -> dict:
         "median_seconds": round(median(r["seconds"] for r in rows), 4) if rows else None,
     }
     return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in out.items()}
+
+
+#: camera tilt ranges (degrees from straight down) the summary is broken down by
+TILT_BANDS = ((0.0, 15.0), (15.0, 30.0), (30.0, 90.0))
+
+
+def breakdown(rows: list[dict]) -> dict[str, dict[str, dict]]:
+    """:func:`summarize` per piece material, piece set, board style and camera tilt band:
+    ``{"material": {"wood": summary, ...}, "piece_set": ..., "board_style": ..., "tilt": ...}``
+    (scenes whose truth does not say are left out of that grouping)."""
+    def band(r):
+        if r.get("tilt_deg") in ("", None):
+            return ""
+        t = float(r["tilt_deg"])
+        return next((f"{lo:.0f}-{hi:.0f} deg" if hi < 90 else f"{lo:.0f}+ deg")
+                    for lo, hi in TILT_BANDS if lo <= t < hi)
+
+    out = {}
+    for key, of in (("material", lambda r: r.get("material", "")), ("piece_set", lambda r: r.get("piece_set", "")),
+                    ("board_style", lambda r: r.get("board_style", "")), ("tilt", band)):
+        groups: dict[str, list] = {}
+        for r in rows:
+            k = of(r)
+            if k:
+                groups.setdefault(k, []).append(r)
+        out[key] = {k: summarize(v) for k, v in sorted(groups.items())}
+    return out
 
 
 def truth_files(folder: str | os.PathLike) -> list[str]:

@@ -1,7 +1,9 @@
-"""``quarto-assist evaluate DIR [--profile FILE] [--csv OUT] [--json]``
+"""``quarto-assist evaluate DIR [DIR...] [--profile FILE] [--csv OUT] [--json] [--by]``
 
-Runs ``analyze`` on every image of a rendered dataset folder (``NNNN.jpg`` + ``NNNN.json``
-truth) and prints a per-stage summary; ``--csv`` writes one row per image.
+Runs ``analyze`` on every image of rendered dataset folders (``NNNN.jpg`` + ``NNNN.json``
+truth, in each folder and its direct subfolders) and prints a per-stage summary; ``--by``
+adds the main figures per piece material, piece set, board style and camera tilt;
+``--csv`` writes one row per image.
 """
 
 from __future__ import annotations
@@ -14,24 +16,33 @@ import time
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("folder", metavar="DIR", help="dataset folder with NNNN.jpg/.png and NNNN.json truth files")
+    parser.add_argument("folders", nargs="+", metavar="DIR",
+                        help="dataset folders with NNNN.jpg/.png and NNNN.json truth files (their direct subfolders too)")
     parser.add_argument("--profile", metavar="FILE", help="profile from 'quarto-assist calibrate' (default: built-in)")
     parser.add_argument("--csv", metavar="OUT", help="write one CSV row per image")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--limit", type=int, metavar="N", help="only the first N images")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument("--by", action="store_true",
+                        help="also break the figures down by piece material, piece set, board style and camera tilt")
 
 
 def run(args) -> int:
     from quarto_assist.commands.analyze import Analyzer
-    from vision.evaluation import COLUMNS, load_truth, score_reading, summarize, truth_files
+    from vision.evaluation import COLUMNS, TruthError, breakdown, load_truth, score_reading, summarize, truth_files_under
     from vision.image import load_image
 
-    files = truth_files(args.folder)
+    files = []
+    for folder in args.folders:
+        if not os.path.isdir(folder):
+            raise TruthError(f"not a folder: {folder!r}")
+        found = truth_files_under(folder)
+        if not found:
+            raise ValueError(f"no truth files (NNNN.json with an \"image\" key) in {folder!r} or its subfolders")
+        files += [f for f in found if f not in files]
     if args.limit:
         files = files[: args.limit]
-    if not files:
-        raise ValueError(f"no truth files (NNNN.json with an \"image\" key) in {args.folder!r}")
+    root = os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in files])
     analyzer = Analyzer(args.profile)
     rows = []
     out = None
@@ -47,6 +58,8 @@ def run(args) -> int:
             t0 = time.perf_counter()
             reading = analyzer.analyze(image)
             row = score_reading(reading, truth, time.perf_counter() - t0)
+            # images of several folders: name each by its path below the folders' common root
+            row["image"] = os.path.relpath(os.path.join(os.path.dirname(os.path.abspath(path)), truth["image"]), root)
             rows.append(row)
             if writer:
                 writer.writerow(row)
@@ -60,11 +73,30 @@ def run(args) -> int:
     if not args.quiet and sys.stderr.isatty():
         print(file=sys.stderr)
     summary = summarize(rows)
+    label = " + ".join(args.folders)
     if args.json:
+        if args.by:
+            summary = dict(summary, by=breakdown(rows))
         print(json.dumps(summary))
     else:
-        print(summary_text(summary, args.folder))
+        print(summary_text(summary, label))
+        if args.by:
+            print(breakdown_text(breakdown(rows)))
     return 0
+
+
+def breakdown_text(groups: dict[str, dict[str, dict]]) -> str:
+    """The main figures per group (``vision.evaluation.breakdown``), one table."""
+    def f(v):
+        return "   n/a" if v is None else f"{v:6.2f}"
+
+    lines = [f"  {'by':12} {'group':22} {'images':>6} {'board found':>11} {'cells right':>11} {'boards right':>12}"]
+    for key, title in (("material", "material"), ("piece_set", "piece set"), ("board_style", "board"),
+                       ("tilt", "camera tilt")):
+        for name, s in groups.get(key, {}).items():
+            lines.append(f"  {title:12} {name:22} {s['images']:6d} {f(s['board_found_pct']):>11} "
+                         f"{f(s['cells_right_pct']):>11} {f(s['boards_right_pct']):>12}")
+    return "\n".join(lines)
 
 
 def summary_text(s: dict, folder: str) -> str:

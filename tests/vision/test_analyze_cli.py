@@ -101,3 +101,35 @@ def test_evaluate_writes_rows_and_summary(tmp_path, capsys):
     # this big drawn board (the blob lattice that found it before gave < 2 px)
     assert s["cell_error_mean_px"] < 4.0
     assert len(out_csv.read_text().strip().splitlines()) == 3
+
+
+def test_evaluate_takes_several_folders_with_session_subfolders_and_breaks_figures_down(tmp_path, capsys):
+    """A calibration dataset keeps one session per subfolder: ``evaluate`` finds them, and
+    ``--by`` gives the figures per piece material / set / board / tilt the truth names."""
+    img, centres = drawn_board("rings", tilt=0.2, seed=10)
+    for folder, name, material, tilt in ((tmp_path / "a", "beech-walnut", "wood", 5.0),
+                                         (tmp_path / "b" / "session1", "proc-12ab", "paint", 40.0)):
+        folder.mkdir(parents=True)
+        cv2.imwrite(str(folder / "0000.png"), img)
+        truth = {"image": "0000.png", "board_found_expected": True, "cell_centers": centres.tolist(),
+                 "cells": [None] * 16, "hidden": [False] * 16, "camera": {"tilt_deg": tilt},
+                 "piece_set": {"id": name, "material": material}, "board": {"id": "drawn"}}
+        (folder / "0000.json").write_text(json.dumps(truth))
+    out_csv = tmp_path / "rows.csv"
+    assert main(["evaluate", str(tmp_path / "a"), str(tmp_path / "b"), "--by", "--json", "--quiet",
+                 "--csv", str(out_csv)]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["images"] == 2
+    assert set(s["by"]["material"]) == {"wood", "paint"}
+    assert set(s["by"]["piece_set"]) == {"beech-walnut", "procedural"}  # drawn-afresh sets counted together
+    assert set(s["by"]["tilt"]) == {"0-15 deg", "30+ deg"}
+    assert s["by"]["material"]["wood"]["images"] == 1
+    rows = out_csv.read_text().strip().splitlines()
+    assert len(rows) == 3 and any("session1" in r for r in rows[1:])  # rows say which folder
+    assert main(["evaluate", str(tmp_path / "a"), "--by", "--quiet"]) == 0
+    assert "material     wood" in capsys.readouterr().out
+
+
+def test_evaluate_on_a_folder_without_truth_says_so(tmp_path, capsys):
+    assert main(["evaluate", str(tmp_path)]) == 2
+    assert "no truth files" in capsys.readouterr().err
