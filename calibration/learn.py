@@ -204,16 +204,22 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
                                                 f"{'s' if len(problems) > 2 else ''})" if len(problems) > 1 else ""))
 
     warnings = list(left_out)
-    for attr in ATTRIBUTES:
+    weak = []
+    for j, attr in enumerate(ATTRIBUTES):
         r = report.get(attr, {})
         sep = float(r.get("separation", 0.0))
         gap = float(r.get("gap", 0.0))
         if not r.get("clean", False) or sep < WARN_SEPARATION or gap < WARN_GAP:
+            weak.append(attr)
             kept = {"default": "; the starting model is kept unchanged, adapting it to these photos did not help",
                     "rescaled": "; the starting model is kept, only rescaled for this set",
                     "adapted": ""}.get(r.get("model", ""), "")
+            unsure = _unsure_pieces(all_pieces, all_probs, j)
+            said = f"; unsure of piece{'s' if len(unsure) > 1 else ''} {', '.join(unsure)}" if unsure else ""
             warnings.append(f"{attr} vs {OPPOSITE[attr]} barely separate (separation {sep:.1f}, "
-                            f"margin {gap:.2f}): {advice[attr]}{kept}")
+                            f"margin {gap:.2f}){said}{kept}")
+    if weak:
+        warnings.append(what_would_help(weak, tilt))
 
     vision = copy.deepcopy(base.vision)
     merged = dict(vision.attributes)
@@ -294,6 +300,46 @@ def _median_tilt(photos: list[PhotoCheck], feature_names: list[str]) -> float | 
         return None
     j = list(feature_names).index("tilt")
     return float(np.median([np.median(p.features[:, j]) for p in photos]))
+
+
+#: below this probability of either value, an attribute of a piece counts as unsure (the
+#: picture, ``calibration.sheet``, marks those of the first photo with '?')
+UNSURE = 0.8
+
+
+def _unsure_pieces(pieces: list[list[int]], probs: list[np.ndarray], j: int) -> list[str]:
+    """Digits of the pieces whose attribute ``j`` was unsure (``UNSURE``) on any photo."""
+    out = set()
+    for photo_pieces, p in zip(pieces, probs):
+        for cell, piece in enumerate(photo_pieces):
+            if max(p[cell, j], 1.0 - p[cell, j]) < UNSURE:
+                out.add(piece)
+    return [format(q, "X") for q in sorted(out)]
+
+
+def what_would_help(weak: list[str], tilt: float | None) -> str:
+    """One piece of advice for all the classes in ``weak`` that separated poorly, so the
+    user is not told "from lower down" for one class and "from higher up" for another:
+    heights show from low down, tops from high up, and 30-40 degrees shows both."""
+    parts = []
+    tops = [a for a in ("square", "hollow") if a in weak]
+    if "tall" in weak and tilt is not None and tilt < STEEP_TILT:
+        parts.append(f"the camera lower: it looks almost straight down (tilt {tilt:.0f} degrees), where tall and "
+                     "short pieces look alike; 30-40 degrees from vertical shows heights and tops")
+    elif "tall" in weak and tops:
+        parts.append("the camera 30-40 degrees from straight above, so both the heights and the tops of the pieces show")
+    elif "tall" in weak:
+        parts.append("the camera lower (30-50 degrees from straight above) so heights show")
+    elif tops:
+        parts.append("the camera higher (nearer straight above) so the tops of the pieces show")
+    if "dark" in weak:
+        parts.append("brighter, even light, without coloured lamps or hard shadows")
+    if "hollow" in weak:
+        parts.append("light from above so the cups on top show")
+    if "square" in weak:
+        parts.append("the square pieces turned at different angles")
+    return ("a photo that would help: all 16 pieces, " + "; ".join(parts)
+            + ". Calibrate again from all the photos")
 
 
 def _words(code: int) -> str:

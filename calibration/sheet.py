@@ -10,11 +10,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .learn import ATTRIBUTES, OPPOSITE, Calibration
+from .learn import ATTRIBUTES, OPPOSITE, UNSURE, Calibration
 
 TILE_W, TILE_H = 150, 190
 CROP_H = 140
-SURE = 0.8  # below this probability of the chosen value an attribute is shown as unsure
 GREEN, ORANGE, WHITE, BLACK = (60, 170, 60), (0, 140, 255), (255, 255, 255), (0, 0, 0)
 
 
@@ -63,7 +62,7 @@ def render_sheet(cal: Calibration, photo_width: int = 600) -> np.ndarray:
             cv2.circle(tile, (int(mx), int(my)), 4, WHITE, -1, cv2.LINE_AA)
             cv2.circle(tile, (int(mx), int(my)), 4, BLACK, 1, cv2.LINE_AA)
         p = probs[cell]
-        sure = [max(p[j], 1 - p[j]) >= SURE for j in range(4)]
+        sure = [max(p[j], 1 - p[j]) >= UNSURE for j in range(4)]
         colour = GREEN if all(sure) else ORANGE
         cv2.rectangle(tile, (1, 1), (TILE_W - 2, TILE_H - 2), colour, 3)
         cv2.putText(tile, "0123456789ABCDEF"[piece], (8, CROP_H + 20), cv2.FONT_HERSHEY_SIMPLEX, 0.75, BLACK, 2,

@@ -131,9 +131,24 @@ def test_a_class_that_barely_separates_is_warned_about_with_advice():
     rng = np.random.default_rng(4)
     photos = [_photo(f"p{k}.jpg", _features(rng, rng.permutation(16), spread={"dark": 0.45})) for k in range(2)]
     cal = learn_profile(photos, _base())
-    assert len(cal.warnings) == 1
-    assert cal.warnings[0].startswith("dark vs light barely separate") and "brighter, even light" in cal.warnings[0]
+    assert len(cal.warnings) == 2
+    assert cal.warnings[0].startswith("dark vs light barely separate")
+    assert cal.warnings[1].startswith("a photo that would help") and "brighter, even light" in cal.warnings[1]
     assert cal.profile.report["warnings"] == cal.warnings
+
+
+def test_advice_for_several_weak_classes_is_one_and_does_not_contradict_itself():
+    """Heights show from low down, tops from high up: weak tall and square classes get one
+    camera position that shows both, not "lower" and "higher" at once."""
+    from calibration.learn import what_would_help
+
+    both = what_would_help(["tall", "square", "hollow"], tilt=35.0)
+    assert "30-40 degrees" in both and "higher" not in both and "lower" not in both
+    assert "cups" in both and "turned at different angles" in both
+    assert "lower" in what_would_help(["tall"], tilt=35.0)
+    assert "higher" in what_would_help(["hollow"], tilt=35.0)
+    steep = what_would_help(["tall", "square"], tilt=5.0)
+    assert "almost straight down (tilt 5 degrees)" in steep and "higher" not in steep
 
 
 class _FixedRecognizer:
@@ -194,8 +209,8 @@ def test_a_camera_looking_straight_down_is_named_when_heights_do_not_separate():
         X[:, j] = 3.0  # degrees from vertical
         photos.append(_photo(f"p{k}.jpg", X))
     cal = learn_profile(photos, _base())
-    tall = [w for w in cal.warnings if w.startswith("tall vs short")]
-    assert tall and "straight down (tilt 3 degrees)" in tall[0]
+    assert any(w.startswith("tall vs short") for w in cal.warnings)
+    assert "straight down (tilt 3 degrees)" in cal.warnings[-1]
 
 
 def test_calibrating_again_and_again_from_the_last_profile_keeps_profiles_readable(tmp_path):
