@@ -36,6 +36,10 @@ FLAG_PRIORITY = ("moved", "disappeared", "two_new", "duplicate", "changed")
 #: a piece that merely reads differently is shown, not spoken (usually a misreading)
 SPOKEN_FLAGS = ("moved", "disappeared", "two_new", "duplicate")
 FLAG_EVERY = 5.0  # seconds of source time between spoken flags
+#: seconds of source time without a board, from the first frame, before the user is told
+#: (once) what the camera should show
+NO_BOARD_NOTE = 5.0
+NO_BOARD_ADVICE = "show the whole board, from 30-50 degrees above the table, in even light"
 
 
 class ResumeMismatch(ValueError):
@@ -122,6 +126,8 @@ class Watcher:
         self.t = 0.0
         self.quit = False
         self.frames = 0
+        self._first_t: float | None = None
+        self._noboard_noted = False
         self._coach_turn = None
         self._flag_said: float | None = None
 
@@ -202,8 +208,15 @@ class Watcher:
         self.view.board = self.game.board()
         self.view.flagged_cells = sorted({c for i in self.tracker.issues for c in i.cells})
         self.view.over = self.referee.over
+        if self._first_t is None:
+            self._first_t = t
         if not reading.found:
             self.view.status = self.phrases.t["status_noboard"] + (f" ({reading.reason})" if reading.reason else "")
+            if self.tracker.centers is None and not self._noboard_noted and t - self._first_t >= NO_BOARD_NOTE:
+                # a headless run shows nothing else until a board turns up: say what to do
+                self._noboard_noted = True
+                why = f" ({reading.reason})" if reading.reason and reading.reason != "no board in view" else ""
+                self._note(t, f"no board in view yet{why}: {NO_BOARD_ADVICE}")
         elif not reading.clear:
             self.view.status = self.phrases.t["status_hand"]
         else:
@@ -220,8 +233,11 @@ class Watcher:
         result = "unfinished"
         if self.referee.result is not None:
             result = "won" if self.referee.result.kind == "claimed" else "draw"
+        seen = self.tracker.centers is not None
+        if not seen and self.frames:
+            self._note(self.t, f"no board was seen in the {self.frames} frames of {self.source.name}: {NO_BOARD_ADVICE}")
         self.log.emit(self.t, "ended", reason=reason, result=result, position=self._position(),
-                      placements=len(self.game.placements), record=self.opt.record_path)
+                      placements=len(self.game.placements), record=self.opt.record_path, board_seen=seen)
         self._save()
         if self.coach is not None:
             self.coach.close()

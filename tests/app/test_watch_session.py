@@ -329,3 +329,18 @@ def test_a_piece_read_again_is_changed_in_the_record_the_events_and_for_the_refe
     assert load_game(str(tmp_path / "game.txt")).board()[12:14] == [0xC, 0xD]
     assert w.referee.cells[12] == 0xC
     assert any("holds C, not D" in ln for ln in lines)
+
+
+def test_without_a_board_in_view_the_user_is_told_what_to_show_once_and_at_the_end(tmp_path):
+    s = Script(fps=10).lost(8.0)
+    s.hold([None] * 16, 2.0)
+    w, speaker, evs, lines = watch(s, tmp_path)
+    told = [ln for ln in lines if "no board in view yet" in ln]
+    assert len(told) == 1 and "whole board" in told[0] and told[0].strip().startswith("5.00s")
+    assert of(evs, "board_found") and of(evs, "ended")[0]["board_seen"] is True
+    assert not any("no board was seen" in ln for ln in lines)
+
+    w, speaker, evs, lines = watch(Script(fps=10).lost(3.0), tmp_path)
+    assert not any("no board in view yet" in ln for ln in lines)  # too soon to nag
+    assert any("no board was seen in the 30 frames" in ln for ln in lines)
+    assert of(evs, "ended")[0]["board_seen"] is False and not speaker.said
