@@ -11,6 +11,14 @@ Prints occupancy accuracy, per-attribute accuracy (cells holding a piece
 in truth and in the reading, after the assignment), cells fully right and boards fully
 right (hidden cells are not scored).
 
+``--board found``: the board the pipeline finds (``Recognizer.find_board``, cached in
+``/tmp/pieces_eval_found`` keyed by image and the board finder's files) instead of the truth
+board; cells are matched to truth by centre as ``quarto-assist evaluate`` does (a cell more
+than half a pitch from its true centre is wrong) and a board not found counts every cell
+wrong; the figures on the found boards alone are printed too. ``--net FILE`` reads with
+another piece network (e.g. a development run's), ``--by-tilt`` adds occupancy and cells
+fully right per camera-tilt band (truth ``camera.tilt_deg``).
+
 On ``--train`` folders: image-grouped 5-fold cross-validation of the training recipe
 (``vision.training.train``), so the figure is for images the models did not see. On
 ``--test`` folders: the models given by ``--models`` (default: the built-in ones), or
@@ -34,6 +42,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 CACHE = "/tmp/pieces_eval_cache"
+FOUND_CACHE = "/tmp/pieces_eval_found"
+TILT_BANDS = (0, 10, 20, 35, 45, 90)
 
 
 def truth_jsons(folder: str) -> list[str]:
@@ -74,6 +84,128 @@ def image_features(path: str, settings, variant: int = 0):
     return r
 
 
+def _board_digest() -> str:
+    """Digest of the board finder's files (the found-board cache depends on them)."""
+    if not hasattr(_board_digest, "value"):
+        h = hashlib.sha1()
+        for name in ("recognizer.py", "board_net.py", "board_net.onnx", "lattice.py", "outline.py", "cells.py",
+                     "geometry.py", "settings.py", "image.py"):
+            with open(os.path.join(ROOT, "vision", name), "rb") as f:
+                h.update(f.read())
+        _board_digest.value = h.hexdigest()
+    return _board_digest.value
+
+
+def found_board(path: str, settings):
+    """The board ``Recognizer.find_board`` finds on the truth image ``path``: ``(homography,
+    cell centres)`` in image pixels, or ``None``; cached."""
+    from vision.evaluation import load_truth
+    from vision.image import load_image
+    from vision.recognizer import Recognizer
+
+    key = hashlib.sha1(f"{os.path.abspath(path)}:{os.path.getmtime(path)}:{_board_digest()}".encode()).hexdigest()
+    cache = os.path.join(FOUND_CACHE, key + ".json")
+    if os.path.exists(cache):
+        with open(cache, encoding="utf-8") as f:
+            doc = json.load(f)
+    else:
+        truth = load_truth(path)
+        img = load_image(os.path.join(os.path.dirname(path), truth["image"]), settings.image)
+        if not hasattr(found_board, "rec"):
+            found_board.rec = Recognizer(settings)
+        r = found_board.rec.find_board(img)
+        doc = {"found": bool(r.found)}
+        if r.found:
+            doc.update(homography=np.asarray(r.homography).tolist(), cell_centers=np.asarray(r.cell_centers).tolist())
+        os.makedirs(FOUND_CACHE, exist_ok=True)
+        with open(cache, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+    if not doc["found"]:
+        return None
+    return np.asarray(doc["homography"], float), np.asarray(doc["cell_centers"], float)
+
+
+def found_results(folder, settings, models, threshold):
+    """Per image with a board: ``(path, pred cells in truth order ("far": not read), truth
+    pieces, hidden, found)`` with the board the pipeline finds."""
+    from vision.evaluation import _truth_piece, load_truth
+    from vision.features import cell_features
+    from vision.image import load_image
+    from vision.reading import BoardReading
+    from scipy.optimize import linear_sum_assignment
+
+    out = []
+    for path in truth_jsons(folder):
+        truth = load_truth(path)
+        if not truth["board_found_expected"] or len(truth.get("cell_centers") or []) != 16:
+            continue
+        pieces = [_truth_piece(c) for c in truth["cells"]]
+        hidden = np.array(truth.get("hidden") or [False] * 16, bool)
+        fb = found_board(path, settings)
+        if fb is None:
+            out.append((path, ["far"] * 16, pieces, hidden, False))
+            continue
+        H, centres = fb
+        img = load_image(os.path.join(os.path.dirname(path), truth["image"]), settings.image)
+        X = cell_features(img, BoardReading(found=True, homography=H, cell_centers=centres), settings)
+        cells = read(models, X, threshold)[0]
+        tc = np.asarray(truth["cell_centers"], float)
+        d = np.hypot(tc[:, None, 0] - centres[None, :, 0], tc[:, None, 1] - centres[None, :, 1])
+        ti, pj = linear_sum_assignment(d)
+        pitch = float(np.median(np.sort(np.hypot(*(tc[:, None] - tc[None]).T), axis=1)[:, 1]))
+        pred = ["far"] * 16
+        for i, j in zip(ti, pj):
+            if d[i, j] < 0.5 * pitch:
+                pred[i] = cells[j]
+        out.append((path, pred, pieces, hidden, True))
+    return out
+
+
+def tilt_of(path: str) -> float:
+    from vision.evaluation import load_truth
+
+    return float(((load_truth(path).get("camera") or {}).get("tilt_deg")) or float("nan"))
+
+
+def behind_tall(path: str, truth_pieces) -> np.ndarray:
+    """``(16,)`` bool: cells (truth order) that a tall piece in front covers in the picture
+    (``vision.crops.front_weights`` >= 0.5 from a cell holding a tall piece; board from truth)."""
+    import cv2
+
+    from vision.crops import front_weights
+    from vision.evaluation import load_truth
+    from vision.geometry import cell_grid
+
+    truth = load_truth(path)
+    H, _ = cv2.findHomography(cell_grid(), np.asarray(truth["cell_centers"], float))
+    W = front_weights(H, (truth.get("height") or 720, truth.get("width") or 1280))
+    tall = np.array([p is not None and bool(p & 1) for p in truth_pieces])
+    return (W * tall[None, :]).max(1) >= 0.5
+
+
+def show_by_tilt(rows):
+    """rows: (path, pred, truth, hidden). Occupancy and cells fully right per tilt band;
+    occupancy of the cells behind a tall piece (low cameras: the piece covers them)."""
+    tilts = np.array([tilt_of(r[0]) for r in rows])
+    for label, sel in (("tilt < 35", tilts < 35), ("tilt >= 35", tilts >= 35)):
+        ok = n = 0
+        for r in (r for r, s in zip(rows, sel) if s):
+            path, pred, truth, hidden = r
+            for i in np.flatnonzero(behind_tall(path, truth) & ~np.asarray(hidden, bool)):
+                if pred[i] != "far":
+                    n += 1
+                    ok += (pred[i] is None) == (truth[i] is None)
+        if n:
+            print(f"    {label}: cells behind a tall piece {n:4d}, occupancy right {100 * ok / n:5.1f} %")
+    for lo, hi in zip(TILT_BANDS[:-1], TILT_BANDS[1:]):
+        sel = [r[1:4] for r, t in zip(rows, tilts) if lo <= t < hi]
+        if sel:
+            s = score(sel)
+            print(f"    tilt {lo:2d}-{hi:2d} deg  {s['images']:4d} img  occ {100 * s['occupancy']:5.1f}  "
+                  f"tall {100 * s['tall']:5.1f}  cells {100 * s['cells_right']:5.1f}  "
+                  f"boards {100 * s['boards_right']:5.1f}")
+
+
 def collect(folders, settings, augment: int = 0):
     """Per image ``(path, X, Y, hidden, pieces, augmented [(X, Y, hidden)...])``."""
     data = []
@@ -111,6 +243,9 @@ def score(results) -> dict:
             if hidden[i]:
                 continue
             n_cells += 1
+            if pred[i] == "far":  # not read (board not found, or the cell far from its true place)
+                board_ok = False
+                continue
             occ += (pred[i] is None) == (truth[i] is None)
             if pred[i] is not None and truth[i] is not None:
                 att_n += 1
@@ -139,7 +274,17 @@ def main() -> int:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--augment", type=int, default=3, help="augmented copies per training image (as vision.training)")
     ap.add_argument("-C", type=float, default=None, help="regularisation (default: the training recipe's)")
+    ap.add_argument("--board", choices=("truth", "found"), default="truth",
+                    help="board from truth (default) or as the pipeline finds it (--test folders only)")
+    ap.add_argument("--net", metavar="ONNX", help="piece network file (default: the shipped vision/piece_net.onnx)")
+    ap.add_argument("--by-tilt", action="store_true", help="also occupancy and cells per camera-tilt band")
     args = ap.parse_args()
+    if args.net:
+        import vision.net
+
+        vision.net._default = vision.net.PieceNet(args.net)
+        with open(args.net, "rb") as fh:
+            _net_digest.value = hashlib.sha1(fh.read()).hexdigest()
 
     from vision.attributes import models_from_dict
     from vision.settings import VisionSettings
@@ -171,13 +316,23 @@ def main() -> int:
     else:
         models = models_from_dict(settings.attributes)
     for folder in args.test:
-        data = collect([folder], settings)
-        results = [(read(models, d[1], thr)[0], d[4], d[3]) for d in data]
-        show(os.path.relpath(folder), score(results))
-        subs = sorted({os.path.dirname(d[0]) for d in data})
+        if args.board == "found":
+            rows = found_results(folder, settings, models, thr)
+            show(os.path.relpath(folder) + " (found)", score([r[1:4] for r in rows]))
+            show("  on the boards found", score([r[1:4] for r in rows if r[4]]))
+            paths = [r[0] for r in rows]
+            rows = [r[:4] for r in rows]
+        else:
+            data = collect([folder], settings)
+            rows = [(d[0], read(models, d[1], thr)[0], d[4], d[3]) for d in data]
+            show(os.path.relpath(folder), score([r[1:4] for r in rows]))
+            paths = [d[0] for d in data]
+        subs = sorted({os.path.dirname(p) for p in paths})
         if len(subs) > 1:
             for sub in subs:
-                show("  " + os.path.basename(sub), score([r for r, d in zip(results, data) if os.path.dirname(d[0]) == sub]))
+                show("  " + os.path.basename(sub), score([r[1:4] for r in rows if os.path.dirname(r[0]) == sub]))
+        if args.by_tilt:
+            show_by_tilt(rows)
     return 0
 
 

@@ -164,6 +164,32 @@ def vertical_directions(H: np.ndarray, image_shape, focal: float = 0.75) -> np.n
     return out
 
 
+def front_weights(H: np.ndarray, image_shape, reach: float = 2.0) -> np.ndarray:
+    """``(16, 16)`` float32: how much the piece on cell ``j`` may stand in front of cell
+    ``i`` in the picture (row ``i``, column ``j``; neighbours only, 0 elsewhere).
+
+    A piece leans in the picture along the projected vertical of its cell
+    (:func:`vertical_displacements`); it covers a neighbour ``i`` that lies in that
+    direction, the more so the longer the piece's image per pitch of height is against
+    the neighbour's distance in the image (low cameras). Weight: ``max(0, 2 cos - 1)``
+    of the angle between the lean and the step from ``j`` to ``i``, times that length
+    ratio (capped at ``reach``). The piece network reads each cell with the description
+    of the cells in front of it weighted so (a cell behind a tall piece is covered by it)."""
+    from vision.geometry import apply_homography, cell_grid
+
+    g = cell_grid()
+    p = apply_homography(H, g)
+    lean = vertical_displacements(H, image_shape) * 0.25  # image pixels per pitch of height
+    d = p[:, None, :] - p[None, :, :]  # [i, j]: from j to i
+    dist = np.hypot(d[..., 0], d[..., 1])
+    ln = np.hypot(lean[:, 0], lean[:, 1])  # per j
+    cos = (d * lean[None, :, :]).sum(-1) / np.maximum(dist * ln[None, :], 1e-9)
+    near = np.hypot(*(g[:, None] - g[None]).T).T < 0.25 * 1.5 + 1e-9
+    np.fill_diagonal(near, False)
+    w = np.clip(2 * cos - 1, 0, None) * np.minimum(ln[None, :] / np.maximum(dist, 1e-9), reach)
+    return np.where(near, w, 0.0).astype(np.float32)
+
+
 def cell_crops(image: np.ndarray, H: np.ndarray, up: np.ndarray, centres: np.ndarray | None = None) -> np.ndarray:
     """``(16, CROP_H, CROP_W, 3)`` uint8 BGR upright crops of the cells."""
     from vision.geometry import apply_homography, cell_grid

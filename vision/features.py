@@ -21,7 +21,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.crops import CROP_FEATURE_NAMES, cell_crops, crop_features, top_down_patches, vertical_directions
+from vision.crops import (CROP_FEATURE_NAMES, cell_crops, crop_features, front_weights, top_down_patches,
+                          vertical_directions)
 from vision.geometry import PITCH, apply_homography, cell_grid
 from vision.net import NET_FEATURE_NAMES, default_net
 from vision.lattice import sample
@@ -471,5 +472,5 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     crops = cell_crops(work, H, vertical_directions(H, work.shape))
     out[:, k0:k0 + len(CROP_FEATURE_NAMES)] = crop_features(crops, top_down_patches(frame_grey, H))
     k1 = FEATURE_INDEX[NET_FEATURE_NAMES[0]]
-    out[:, k1:k1 + len(NET_FEATURE_NAMES)] = default_net().logits(crops)
+    out[:, k1:k1 + len(NET_FEATURE_NAMES)] = default_net().logits(crops, front_weights(H, work.shape))
     return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)

@@ -5,7 +5,10 @@ the 16 upright crops of a board (``vision.crops.cell_crops``, the same crops the
 features describe) and gives per cell the log-odds of occupied, tall, dark, square,
 hollow. It sees the whole board at once: each cell's description is compared with the
 mean over the board's 16 cells before the last layer, so "dark" can mean the darker of
-this set's two colours. The logits become the features ``net_occupied`` ..
+this set's two colours, and each cell also gets the descriptions of the cells in front
+of it (towards the camera), weighted by how much a piece there covers it in the picture
+(``vision.crops.front_weights``, the network's second input): a cell behind a tall piece
+at a low camera angle shows that piece's body. The logits become the features ``net_occupied`` ..
 ``net_hollow`` (``vision.features``) on which the attribute models build.
 
 It runs with OpenCV's DNN module (``cv2.dnn.readNetFromONNX``); torch is needed only to
@@ -51,14 +54,33 @@ class PieceNet:
         if self._net.empty():
             raise PieceNetError(f"piece network file {path!r} holds no network")
         self._lock = threading.Lock()
+        self.has_front = self._takes_front()
 
-    def logits(self, crops: np.ndarray) -> np.ndarray:
-        """``(16, H, W, 3)`` uint8 BGR crops of one board -> ``(16, 5)`` float64 logits,
-        columns :data:`NET_OUTPUTS`."""
+    def _takes_front(self) -> bool:
+        """Whether the network has the second input (front weights); networks before
+        session 4 read the crops alone."""
+        try:
+            self._net.setInput(np.zeros((16, 3, 64, 32), np.float32), "crops")
+            self._net.setInput(np.zeros((1, 16, 16), np.float32), "front")
+            self._net.forward()
+            return True
+        except cv2.error:
+            self._net = cv2.dnn.readNetFromONNX(self.path)  # forget the failed input
+            return False
+
+    def logits(self, crops: np.ndarray, front: np.ndarray | None = None) -> np.ndarray:
+        """``(16, H, W, 3)`` uint8 BGR crops of one board and their ``(16, 16)`` front
+        weights (``vision.crops.front_weights``; none: no cell covers another, as seen
+        from straight above) -> ``(16, 5)`` float64 logits, columns :data:`NET_OUTPUTS`."""
         blob = prepare(crops)
+        if front is None:
+            front = np.zeros((len(crops), len(crops)), np.float32)
+        front = np.ascontiguousarray(np.asarray(front, np.float32).reshape(1, len(crops), len(crops)))
         try:
             with self._lock:
-                self._net.setInput(blob)
+                self._net.setInput(blob, "crops")
+                if self.has_front:
+                    self._net.setInput(front, "front")
                 out = np.asarray(self._net.forward(), np.float64)
         except cv2.error as e:
             raise PieceNetError(f"piece network {self.path!r} failed on crops of shape {crops.shape}: "

@@ -7,8 +7,12 @@ Needs torch (a training-only extra; the shipped program runs the exported ONNX f
 with OpenCV, ``vision.net``). For every training image with a board, the board is taken
 from truth (homography fitted to the true cell centres) and the upright crops of the
 16 cells are cut exactly as at run time (``vision.crops.cell_crops`` on the frame at
-working scale), once as is and in ``--variants`` - 1 copies with the cell centres moved
-by ``--jitter`` of a pitch (a board finder is not exact). While training, every board
+working scale), once as is and in ``--variants`` - 1 copies on a board moved as the
+board finder moves it (:func:`board_jitter`: a shift of the whole grid plus a smaller
+bend, its size per board drawn from the error of the boards the pipeline found on the
+training images, log-normal, median ``exp(--jitter-log-mean)`` pitches RMS). Every copy
+also keeps its front weights (``vision.crops.front_weights``: which cells stand in front
+of which in the picture), the network's second input. While training, every board
 is also changed at random as real use changes it (:func:`augment`): mirrored
 left-right, hues turned, chroma, white balance, brightness, contrast and gamma changed
 (one change for the whole board, a little more per cell), blurred or shrunk and blown
@@ -26,6 +30,7 @@ import json
 import os
 import sys
 import time
+import zlib
 
 import cv2
 import numpy as np
@@ -34,18 +39,49 @@ from vision.evaluation import truth_files_under
 from vision.net import NET_FILE, NET_OUTPUTS
 
 CACHE = "/tmp/net_crops_cache"
+#: the board finder's error on the training images (session 4: 562 boards found within half
+#: a pitch, RMS centre error in pitches: log mean -3.50, log sd 0.82, i.e. median 0.030,
+#: 90 % below 0.085 pitch; most of it a shift of the whole grid)
+JITTER_LOG_MEAN = -3.5
+JITTER_LOG_SD = 0.82
+#: share of the shift of the whole grid in the jitter (the rest bends it at its corners)
+JITTER_SHIFT = 0.85
+#: changes when the cut crops or the board jitter change (cache key)
+CROPS_VERSION = 2
+
+
+def board_jitter(rng: np.random.Generator, log_mean: float = JITTER_LOG_MEAN, log_sd: float = JITTER_LOG_SD,
+                 shift: float = JITTER_SHIFT) -> np.ndarray:
+    """``(16, 2)`` offsets of the cell centres in pitches, in the board's own frame, as a
+    board finder errs: one shift of the whole grid (weight ``shift``) plus the four
+    corners moved independently and the cells in between moved bilinearly, scaled so the
+    RMS over the 16 cells is ``exp(N(log_mean, log_sd))`` pitches (at most 0.25, the
+    worst board found within half a pitch on the training images)."""
+    from vision.geometry import cell_grid
+
+    g = (cell_grid() - 0.125) / 0.75  # 0..1 across the cells
+    c = rng.normal(0.0, 1.0, (4, 2))  # corners (0,0), (1,0), (0,1), (1,1)
+    u, v = g[:, :1], g[:, 1:]
+    bend = (1 - u) * (1 - v) * c[0] + u * (1 - v) * c[1] + (1 - u) * v * c[2] + u * v * c[3]
+    bend = bend - bend.mean(0)
+    field = shift * rng.normal(0.0, 1.0, 2)[None] / np.sqrt(2) \
+        + np.sqrt(1 - shift ** 2) * bend / max(float(np.sqrt((bend ** 2).sum(1).mean())), 1e-9)
+    rms = float(np.sqrt((field ** 2).sum(1).mean()))
+    return field * (min(float(np.exp(rng.normal(log_mean, log_sd))), 0.25) / max(rms, 1e-9))
 
 
 # --- data ---------------------------------------------------------------------------------
-def truth_crops(path: str, settings, variants: int = 1, jitter: float = 0.04):
+def truth_crops(path: str, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN, JITTER_LOG_SD)):
     """Upright crops of one truth image with the board from truth: ``(crops (variants,
-    16, H, W, 3) uint8, labels (16, 5) int8 (-1 unknown: hidden cells, attributes of empty
-    cells))`` or ``None`` for an image without a board. Variant 0 is exact; variant ``v``
-    > 0 moves the centres by ``N(0, jitter)`` pitches (seeded by ``v``)."""
-    from vision.crops import cell_crops, vertical_directions
+    16, H, W, 3) uint8, front weights (variants, 16, 16) float32, labels (16, 5) int8
+    (-1 unknown: hidden cells, attributes of empty cells))`` or ``None`` for an image
+    without a board. Variant 0 is exact; variant ``v`` > 0 moves the board by
+    :func:`board_jitter` (``jitter``: its log mean and log sd; seeded by ``v`` and the
+    file's name)."""
+    from vision.crops import cell_crops, front_weights, vertical_directions
     from vision.evaluation import _truth_piece, load_truth
     from vision.features import work_image
-    from vision.geometry import cell_grid
+    from vision.geometry import apply_homography, cell_grid
     from vision.image import load_image
 
     truth = load_truth(path)
@@ -55,56 +91,63 @@ def truth_crops(path: str, settings, variants: int = 1, jitter: float = 0.04):
     work, S = work_image(img, settings)
     centres0 = np.asarray(truth["cell_centers"], float) * S[0, 0]
     pitch = float(np.median(np.sort(np.hypot(*(centres0[:, None] - centres0[None]).T), axis=1)[:, 1]))
-    out = []
+    H0, _ = cv2.findHomography(cell_grid(), centres0)
+    name = zlib.crc32("/".join(os.path.abspath(path).split(os.sep)[-3:]).encode())
+    out, fronts = [], []
     for v in range(variants):
-        centres = centres0
+        H = H0
         if v:
-            centres = centres0 + np.random.default_rng(v).normal(0.0, jitter * pitch, centres0.shape)
-        H, _ = cv2.findHomography(cell_grid(), centres)
+            off = board_jitter(np.random.default_rng([v, name]), *jitter) * 0.25  # board units
+            H, _ = cv2.findHomography(cell_grid(), apply_homography(H0, cell_grid() + off))
         out.append(cell_crops(work, H, vertical_directions(H, work.shape)))
+        fronts.append(front_weights(H, work.shape))
     pieces = [_truth_piece(c) for c in truth["cells"]]
     hidden = np.array(truth.get("hidden") or [False] * 16, bool)
     Y = np.array([[0 if p is None else 1] + [-1 if p is None else (p >> b) & 1 for b in range(4)] for p in pieces],
                  np.int8)
     Y[hidden] = -1
-    return np.stack(out), Y
+    return np.stack(out), np.stack(fronts), Y
 
 
-def _cache_key(path: str, variants: int, jitter: float) -> str:
+def _cache_key(path: str, variants: int, jitter) -> str:
     from vision import crops
 
-    layout = f"{crops.CROP_SPAN}:{crops.CROP_BELOW}:{crops.CROP_ABOVE}:{crops.CROP_W}x{crops.CROP_H}:{variants}:{jitter}"
+    layout = (f"v{CROPS_VERSION}:{crops.CROP_SPAN}:{crops.CROP_BELOW}:{crops.CROP_ABOVE}:{crops.CROP_W}x{crops.CROP_H}:"
+              f"{variants}:{tuple(jitter)}")
     return hashlib.sha1(f"{os.path.abspath(path)}:{os.path.getmtime(path)}:{layout}".encode()).hexdigest()
 
 
-def gather(folders, settings, variants: int = 1, jitter: float = 0.04, progress: bool = True,
+def gather(folders, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN, JITTER_LOG_SD), progress: bool = True,
            files: list[str] | None = None):
     """Crops and labels of every truth image (with a board) under ``folders`` (and their
-    direct subfolders), or of ``files``: ``(crops (N, variants, 16, H, W, 3) uint8, labels
-    (N, 16, 5) int8, paths)``; cached in ``/tmp/net_crops_cache``."""
+    direct subfolders), or of ``files``: ``(crops (N, variants, 16, H, W, 3) uint8, front
+    weights (N, variants, 16, 16) float32, labels (N, 16, 5) int8, paths)``; cached in
+    ``/tmp/net_crops_cache``."""
     if files is None:
         files = [f for d in folders for f in truth_files_under(d)]
-    C, Y, paths = [], [], []
+    C, F, Y, paths = [], [], [], []
     t0 = time.time()
     os.makedirs(CACHE, exist_ok=True)
     for k, path in enumerate(files):
         cache = os.path.join(CACHE, _cache_key(path, variants, jitter) + ".npz")
         if os.path.exists(cache):
             z = np.load(cache)
-            r = (z["crops"], z["labels"]) if z["crops"].size else None
+            r = (z["crops"], z["fronts"], z["labels"]) if z["crops"].size else None
         else:
             r = truth_crops(path, settings, variants, jitter)
             if r is None:
-                np.savez(cache, crops=np.zeros(0, np.uint8), labels=np.zeros(0, np.int8))
+                np.savez(cache, crops=np.zeros(0, np.uint8), fronts=np.zeros(0, np.float32),
+                         labels=np.zeros(0, np.int8))
             else:
-                np.savez(cache, crops=r[0], labels=r[1])
+                np.savez(cache, crops=r[0], fronts=r[1], labels=r[2])
         if r is not None:
             C.append(r[0])
-            Y.append(r[1])
+            F.append(r[1])
+            Y.append(r[2])
             paths.append(path)
         if progress and (k + 1) % 100 == 0:
             print(f"crops: {k + 1}/{len(files)} images ({time.time() - t0:.0f} s)", file=sys.stderr)
-    return np.stack(C), np.stack(Y), paths
+    return np.stack(C), np.stack(F), np.stack(Y), paths
 
 
 # --- augmentation -------------------------------------------------------------------------
@@ -156,11 +199,13 @@ def augment(crops: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 # --- the network ----------------------------------------------------------------------------
-def build_model(width: int = 32, embed: int = 64):
+def build_model(width: int = 32, embed: int = 64, front: bool = True):
     """The network (torch module): per crop 6 convolutions (3x3, batch norm, ReLU; four of
     them halve the size: 64x32 -> 4x2), a fully connected layer to ``embed`` units; per
-    board those units and their difference from the board's mean go to a linear layer of
-    5 logits. Input ``(16 k, 3, 64, 32)`` (k boards of 16 cells)."""
+    board those units, their difference from the board's mean and the units of the cells
+    in front (the front weights times the board's units) go to a linear layer of 5
+    logits. Inputs ``(16 k, 3, 64, 32)`` crops (k boards of 16 cells) and ``(k, 16, 16)``
+    front weights (``front=False``: the crops alone, as before session 4)."""
     import torch
     from torch import nn
 
@@ -176,13 +221,17 @@ def build_model(width: int = 32, embed: int = 64):
                                           block(w, 2 * w, 2), block(2 * w, 2 * w, 1), block(2 * w, 2 * w, 2))
             self.fc = nn.Linear(2 * w * 4 * 2, embed)
             self.drop = nn.Dropout(0.2)
-            self.head = nn.Linear(2 * embed, len(NET_OUTPUTS))
+            self.use_front = front
+            self.head = nn.Linear((3 if front else 2) * embed, len(NET_OUTPUTS))
 
-        def forward(self, x):
+        def forward(self, x, front=None):
             e = torch.relu(self.fc(self.features(x).flatten(1)))
             e = self.drop(e)
             b = e.reshape(-1, 16, e.shape[1])
-            both = torch.cat([b, b - b.mean(1, keepdim=True)], 2)
+            parts = [b, b - b.mean(1, keepdim=True)]
+            if self.use_front:
+                parts.append(torch.matmul(front, b))
+            both = torch.cat(parts, 2)
             return self.head(both).reshape(-1, len(NET_OUTPUTS))
 
     return PieceCNN()
@@ -201,8 +250,9 @@ def _loss(logits, Y):
     return loss if torch.isfinite(loss) else logits.sum() * 0
 
 
-def predict(model, crops: np.ndarray, batch_boards: int = 32) -> np.ndarray:
-    """``(N, 16, H, W, 3)`` uint8 crops -> ``(N, 16, 5)`` logits with a torch model."""
+def predict(model, crops: np.ndarray, fronts: np.ndarray, batch_boards: int = 32) -> np.ndarray:
+    """``(N, 16, H, W, 3)`` uint8 crops and ``(N, 16, 16)`` front weights -> ``(N, 16, 5)``
+    logits with a torch model."""
     import torch
 
     from vision.net import prepare
@@ -213,7 +263,8 @@ def predict(model, crops: np.ndarray, batch_boards: int = 32) -> np.ndarray:
         for i in range(0, len(crops), batch_boards):
             c = crops[i:i + batch_boards]
             x = torch.from_numpy(prepare(c.reshape((-1,) + c.shape[2:])))
-            out.append(model(x).numpy().reshape(len(c), 16, -1))
+            out.append(model(x, torch.from_numpy(fronts[i:i + batch_boards].astype(np.float32)))
+                       .numpy().reshape(len(c), 16, -1))
     return np.concatenate(out)
 
 
@@ -244,18 +295,19 @@ def board_scores(logits: np.ndarray, Y: np.ndarray, threshold: float = 0.0) -> d
             "cells_right": full / max(cells, 1), "boards_right": boards / max(len(Y), 1)}
 
 
-def train(crops: np.ndarray, Y: np.ndarray, epochs: int = 40, seed: int = 0, width: int = 32, embed: int = 64,
-          boards_per_batch: int = 16, lr: float = 3e-3, val=None, log=print):
-    """Train on ``(N, V, 16, H, W, 3)`` crops (V jittered variants per image) and ``(N, 16,
-    5)`` labels; returns the torch model. ``val``: optional ``(crops (M, 16, ...), labels)``
-    scored after every few epochs (for development only)."""
+def train(crops: np.ndarray, fronts: np.ndarray, Y: np.ndarray, epochs: int = 40, seed: int = 0, width: int = 32,
+          embed: int = 64, boards_per_batch: int = 16, lr: float = 3e-3, val=None, log=print, front: bool = True):
+    """Train on ``(N, V, 16, H, W, 3)`` crops (V jittered variants per image), their ``(N,
+    V, 16, 16)`` front weights and ``(N, 16, 5)`` labels; returns the torch model. ``val``:
+    optional ``(crops (M, 16, ...), fronts (M, 16, 16), labels)`` scored after every few
+    epochs (for development only)."""
     import torch
 
     from vision.net import prepare
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    model = build_model(width, embed)
+    model = build_model(width, embed, front)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-3)
     steps = epochs * int(np.ceil(len(crops) / boards_per_batch))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -267,10 +319,12 @@ def train(crops: np.ndarray, Y: np.ndarray, epochs: int = 40, seed: int = 0, wid
         total = 0.0
         for i in range(0, len(order), boards_per_batch):
             idx = order[i:i + boards_per_batch]
-            batch = np.stack([augment(crops[j, rng.integers(crops.shape[1])], rng) for j in idx])
+            var = rng.integers(crops.shape[1], size=len(idx))
+            batch = np.stack([augment(crops[j, v], rng) for j, v in zip(idx, var)])
             x = torch.from_numpy(prepare(batch.reshape((-1,) + batch.shape[2:])))
+            f = torch.from_numpy(fronts[idx, var].astype(np.float32))
             y = Yt[idx].reshape(-1, Y.shape[2])
-            loss = _loss(model(x), y)
+            loss = _loss(model(x, f), y)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -278,7 +332,7 @@ def train(crops: np.ndarray, Y: np.ndarray, epochs: int = 40, seed: int = 0, wid
             total += float(loss) * len(idx)
         msg = f"epoch {ep + 1}/{epochs} loss {total / len(crops):.4f} ({time.time() - t0:.0f} s)"
         if val is not None and ((ep + 1) % 5 == 0 or ep + 1 == epochs):
-            s = board_scores(predict(model, val[0]), val[1])
+            s = board_scores(predict(model, val[0], val[1]), val[2])
             msg += "  val " + " ".join(f"{k} {100 * v:.1f}" for k, v in s.items())
         log(msg)
     model.eval()
@@ -296,13 +350,19 @@ def export(model, path: str, crop_shape) -> float:
     h, w = crop_shape
     rng = np.random.default_rng(0)
     crops = rng.integers(0, 256, (16, h, w, 3), dtype=np.uint8)
+    front = rng.uniform(0, 1.5, (16, 16)).astype(np.float32)
     x = torch.from_numpy(prepare(crops))
+    f = torch.from_numpy(front[None])
     tmp = path + ".tmp"
-    torch.onnx.export(model, x, tmp, input_names=["crops"], output_names=["logits"], opset_version=17,
-                      dynamo=False)
+    if model.use_front:
+        torch.onnx.export(model, (x, f), tmp, input_names=["crops", "front"], output_names=["logits"],
+                          opset_version=17, dynamo=False)
+    else:
+        torch.onnx.export(model, (x,), tmp, input_names=["crops"], output_names=["logits"], opset_version=17,
+                          dynamo=False)
     with torch.no_grad():
-        ref = model(x).numpy()
-    diff = float(np.abs(PieceNet(tmp).logits(crops) - ref).max())
+        ref = model(x, f).numpy()
+    diff = float(np.abs(PieceNet(tmp).logits(crops, front) - ref).max())
     if diff > 1e-3:
         os.remove(tmp)
         raise RuntimeError(f"OpenCV's reading of the exported network differs from torch by {diff}")
@@ -329,9 +389,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="train the convolutional piece network on rendered training sets")
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--out", default=NET_FILE)
-    ap.add_argument("--epochs", type=int, default=40)
-    ap.add_argument("--variants", type=int, default=5, help="crops per image: exact + jittered copies (default 5)")
-    ap.add_argument("--jitter", type=float, default=0.04, help="cell-centre jitter, in pitches (default 0.04)")
+    ap.add_argument("--epochs", type=int, default=60)
+    ap.add_argument("--variants", type=int, default=7, help="crops per image: exact + jittered copies (default 7)")
+    ap.add_argument("--jitter-log-mean", type=float, default=JITTER_LOG_MEAN,
+                    help=f"board jitter: log of the median RMS centre error in pitches (default {JITTER_LOG_MEAN})")
+    ap.add_argument("--jitter-log-sd", type=float, default=JITTER_LOG_SD,
+                    help=f"board jitter: spread of that log over boards (default {JITTER_LOG_SD})")
     ap.add_argument("--width", type=int, default=32, help="channels of the middle convolutions (default 32)")
     ap.add_argument("--embed", type=int, default=64)
     ap.add_argument("--seed", type=int, default=0)
@@ -342,6 +405,8 @@ def main(argv=None) -> int:
                          "their scores with the network's logits (vision.attributes.with_net)")
     ap.add_argument("--net-weight", type=float, default=None, help="weight of the network's logit with --stack "
                     "(default: vision.attributes.NET_WEIGHT)")
+    ap.add_argument("--no-front", action="store_true",
+                    help="a network without the front weights (each cell sees the board's mean only, as before)")
     ap.add_argument("--val-fraction", type=float, default=0.0,
                     help="development only: hold out this fraction of the images and score them every 5 epochs")
     args = ap.parse_args(argv)
@@ -358,23 +423,28 @@ def main(argv=None) -> int:
         with open(args.files, encoding="utf-8") as f:
             listed = {os.path.abspath(line.strip()) for line in f if line.strip()}
         files = [p for d in args.folders for p in truth_files_under(d) if os.path.abspath(p) in listed]
-    crops, Y, paths = gather(args.folders, VisionSettings(), args.variants, args.jitter, files=files)
+    jitter = (args.jitter_log_mean, args.jitter_log_sd)
+    crops, fronts, Y, paths = gather(args.folders, VisionSettings(), args.variants, jitter, files=files)
     counts = {}
     for p in paths:
         counts[os.path.relpath(os.path.dirname(p))] = counts.get(os.path.relpath(os.path.dirname(p)), 0) + 1
     print(f"{len(paths)} images ({time.time() - t0:.0f} s): " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     val = None
     if args.val_fraction > 0:
-        rng = np.random.default_rng(args.seed + 1)
+        rng = np.random.default_rng(1)  # the same images held back whatever --seed
         is_val = rng.random(len(paths)) < args.val_fraction
-        val = (crops[is_val, 0], Y[is_val])
-        crops, Y = crops[~is_val], Y[~is_val]
+        # validation on a jittered variant: the pipeline's boards are never exact
+        val = (crops[is_val, min(1, crops.shape[1] - 1)], fronts[is_val, min(1, crops.shape[1] - 1)], Y[is_val])
+        crops, fronts, Y = crops[~is_val], fronts[~is_val], Y[~is_val]
         print(f"development run: {int(is_val.sum())} images held back for validation")
-    model = train(crops, Y, epochs=args.epochs, seed=args.seed, width=args.width, embed=args.embed, val=val)
+        with open(os.path.splitext(args.out)[0] + "_val_files.txt", "w", encoding="utf-8") as f:
+            f.write("".join(os.path.relpath(p) + "\n" for p, v in zip(paths, is_val) if v))
+    model = train(crops, fronts, Y, epochs=args.epochs, seed=args.seed, width=args.width, embed=args.embed, val=val,
+                  front=not args.no_front)
     diff = export(model, args.out, crops.shape[3:5])
     meta = {"trained_on": counts, "images": len(Y), "epochs": args.epochs, "variants": args.variants,
-            "jitter": args.jitter, "width": args.width, "embed": args.embed, "seed": args.seed,
-            "val_fraction": args.val_fraction, "seconds": round(time.time() - t0)}
+            "jitter_log_mean": args.jitter_log_mean, "jitter_log_sd": args.jitter_log_sd, "width": args.width, "embed": args.embed, "seed": args.seed,
+            "val_fraction": args.val_fraction, "no_front": args.no_front, "seconds": round(time.time() - t0)}
     with open(os.path.splitext(args.out)[0] + ".json", "w", encoding="utf-8") as f:
         json.dump(meta, f, indent=1)
     with open(os.path.splitext(args.out)[0] + "_files.txt", "w", encoding="utf-8") as f:

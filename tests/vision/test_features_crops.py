@@ -99,3 +99,35 @@ def test_the_darker_of_a_sets_two_colours_is_found_whatever_their_hue():
     assert (t[:5] < -0.3).all() and (t[5:12] > 0.3).all() and gap > 5
     _, gap_one = _colour_split(np.vstack([red + rng.normal(0, 3, (12, 3)), felt + rng.normal(0, 2, (4, 3))]), pieces)
     assert gap_one < gap / 3
+
+
+def test_front_weights_point_at_the_cells_a_piece_covers():
+    from vision.crops import front_weights
+
+    # low camera (tilt 60 degrees from straight down): a piece covers the cell behind it
+    # (one row farther away, board y + 1), by about its own picture height per pitch
+    H, *_ = _camera_homography(60.0)
+    W = front_weights(H, (720, 1280))
+    assert W.shape == (16, 16) and W.dtype == np.float32
+    for i in range(16):
+        if i < 4:
+            assert W[i].max() < 0.05, (i, W[i])  # the front row has nothing in front of it
+        else:
+            assert np.argmax(W[i]) == i - 4 and W[i, i - 4] > 0.8, (i, W[i])
+            assert W[i - 4, i] == 0.0  # the cell behind does not cover the one in front
+    # straight from above a piece leans a little outwards and covers nothing
+    H, *_ = _camera_homography(0.0)
+    assert front_weights(H, (720, 1280)).max() < 0.3
+
+
+def test_board_jitter_is_the_size_of_a_found_boards_error():
+    from vision.net_training import JITTER_LOG_MEAN, board_jitter
+
+    rng = np.random.default_rng(0)
+    fields = np.array([board_jitter(rng) for _ in range(2000)])
+    rms = np.sqrt((fields ** 2).sum(2).mean(1))
+    assert abs(np.median(rms) - np.exp(JITTER_LOG_MEAN)) < 0.004
+    assert rms.max() <= 0.25 + 1e-9
+    # mostly a shift of the whole grid, not independent cells
+    shift = np.sqrt((fields.mean(1) ** 2).sum(1))
+    assert np.median(shift / rms) > 0.7

@@ -41,12 +41,12 @@ def test_network_reads_the_committed_test_images():
     images with a board (176 visible cells; never used in training). Measured with the
     shipped network (2026-11-30): occupancy 98.3 % (173 cells), cells fully right 88.6 %
     (156); the thresholds leave a few cells for a retrained network."""
-    crops, Y, paths = gather([TEST_DATA], VisionSettings(), 1, progress=False)
+    crops, fronts, Y, paths = gather([TEST_DATA], VisionSettings(), 1, progress=False)
     assert len(paths) == 11
     net = PieceNet()
     occ_ok = cells_ok = cells = 0
-    for c, y in zip(crops[:, 0], Y):
-        lg = net.logits(c)
+    for c, f, y in zip(crops[:, 0], fronts[:, 0], Y):
+        lg = net.logits(c, f)
         pred = assign_pieces(lg[:, 0] > 0, 1 / (1 + np.exp(-lg[:, 1:])))
         for i in range(16):
             if y[i, 0] < 0:
