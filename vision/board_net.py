@@ -36,6 +36,9 @@ UNIT_CORNERS = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
 _GRID = cell_grid()
 _MODEL_POINTS = np.vstack([_GRID, UNIT_CORNERS])  # 16 cell centres, 4 corners
 _PITCH_POINTS = np.vstack([_GRID, _GRID + [0.25, 0], _GRID + [0, 0.25]])
+#: the zoomed second pass places the board's playing area so that its bounding box fills
+#: this share of the canvas width / height (the rest: the board's rim, pieces standing up)
+ZOOM_FILL = (0.62, 0.66)
 
 
 class BoardNetError(ValueError):
@@ -57,6 +60,21 @@ def frame_to_input(width: int, height: int) -> np.ndarray:
     return np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5]])
 
 
+def zoom_affine(quad: np.ndarray, width: int, height: int, fill: tuple[float, float] = ZOOM_FILL,
+                max_scale: float = 1.0) -> np.ndarray:
+    """``(2, 3)`` frame -> input map of the zoomed second pass: the board whose playing
+    area has the corners ``quad`` (frame pixels) in the middle of the canvas, as large as
+    ``fill`` allows, but at most ``max_scale`` canvas pixels per frame pixel and never
+    smaller than in the whole-frame view."""
+    quad = np.asarray(quad, float).reshape(-1, 2)
+    lo, hi = quad.min(0), quad.max(0)
+    size = np.maximum(hi - lo, 1.0)
+    s = min(fill[0] * INPUT_W / size[0], fill[1] * INPUT_H / size[1], max_scale)
+    s = max(s, input_scale(width, height))
+    c = (lo + hi) / 2
+    return np.array([[s, 0, (INPUT_W - 1) / 2 - s * c[0]], [0, s, (INPUT_H - 1) / 2 - s * c[1]]])
+
+
 def input_to_output(pts: np.ndarray) -> np.ndarray:
     """Input pixel centres -> output-map pixel coordinates."""
     return (np.asarray(pts, float) - (STRIDE - 1) / 2) / STRIDE
@@ -73,6 +91,28 @@ def prepare_input(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     canvas = np.zeros((INPUT_H, INPUT_W, 3), np.uint8)
     canvas[:h2, :w2] = small
     return canvas_to_blob(canvas), A
+
+
+def prepare_zoomed(bgr: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Frame -> blob of the part of the frame that the frame -> input map ``A`` (from
+    :func:`zoom_affine`) puts in the canvas, and the exact map used (the frame is shrunk
+    by area averaging, as the whole-frame view is, then cut at whole pixels)."""
+    h, w = bgr.shape[:2]
+    s = float(A[0, 0])
+    w2, h2 = max(1, round(w * s)), max(1, round(h * s))
+    sx, sy = w2 / w, h2 / h
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    small = cv2.resize(bgr, (w2, h2), interpolation=interp) if (w2, h2) != (w, h) else bgr
+    # small pixel q = sx * p + 0.5 sx - 0.5; canvas pixel = q + (ox, oy)
+    ox = int(round(A[0, 2] - (0.5 * sx - 0.5)))
+    oy = int(round(A[1, 2] - (0.5 * sy - 0.5)))
+    canvas = np.zeros((INPUT_H, INPUT_W, 3), np.uint8)
+    x0, y0 = max(0, ox), max(0, oy)
+    x1, y1 = min(INPUT_W, ox + w2), min(INPUT_H, oy + h2)
+    if x1 > x0 and y1 > y0:
+        canvas[y0:y1, x0:x1] = small[y0 - oy:y1 - oy, x0 - ox:x1 - ox]
+    used = np.array([[sx, 0, 0.5 * sx - 0.5 + ox], [0, sy, 0.5 * sy - 0.5 + oy]])
+    return canvas_to_blob(canvas), used
 
 
 def canvas_to_blob(canvas: np.ndarray) -> np.ndarray:
@@ -116,6 +156,12 @@ class BoardNet:
         """``(3, OUT_H, OUT_W)`` maps in 0..1 and the frame -> input affine map."""
         blob, A = prepare_input(bgr)
         return self._forward(blob), A
+
+    def zoomed_heatmaps(self, bgr: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The maps of the zoomed view ``A`` (see :func:`zoom_affine`) and the exact frame ->
+        input map used."""
+        blob, used = prepare_zoomed(bgr, A)
+        return self._forward(blob), used
 
 
 # --- from maps to boards -----------------------------------------------------------------

@@ -30,10 +30,18 @@ import time
 import cv2
 import numpy as np
 
-from vision.board_net import INPUT_H, INPUT_W, OUT_H, OUT_W, UNIT_CORNERS, canvas_to_blob, input_to_output
+from vision.board_net import (INPUT_H, INPUT_W, OUT_H, OUT_W, UNIT_CORNERS, ZOOM_FILL, canvas_to_blob,
+                              input_to_output, zoom_affine)
 from vision.geometry import apply_homography, cell_grid
 
-PRE_LONG_SIDE = 480  # frames are kept in memory at this size (scale augmentation headroom)
+PRE_LONG_SIDE = 480  # frames are kept in memory at this size (scale augmentation headroom) ...
+# ... and at twice that, for the zoomed views (the second pass sees the board at up to ~2.5x)
+ZOOM_RATE = 0.3  # share of training views placed as the zoomed second pass places a board
+HAND_RATE = 0.45  # share of training views with synthetic hands / objects pasted over the board
+HAND_WEIGHT = 2.0  # images with a rendered hand are drawn this many times as often
+# skin tones (BGR), light to dark; each hand varies its own
+SKIN = np.array([[189, 214, 241], [160, 190, 230], [130, 170, 224], [115, 150, 198], [90, 125, 175],
+                 [70, 100, 150], [50, 75, 115], [40, 55, 85]], float)
 
 
 def truth_files(folders: list[str]) -> list[str]:
@@ -57,11 +65,12 @@ def load_example(path: str) -> dict | None:
     s = PRE_LONG_SIDE / max(w, h)
     w2, h2 = round(w * s), round(h * s)
     small = cv2.resize(img, (w2, h2), interpolation=cv2.INTER_AREA)
+    big = cv2.resize(img, (2 * w2, 2 * h2), interpolation=cv2.INTER_AREA)
     sx, sy = w2 / w, h2 / h
     to_small = lambda p: np.asarray(p, float).reshape(-1, 2) * [sx, sy] + [0.5 * sx - 0.5, 0.5 * sy - 0.5]  # noqa: E731
     cells = np.asarray(t.get("cell_centers") or [], float).reshape(-1, 2)
-    ex = {"path": path, "image": small, "cells": np.zeros((0, 2)), "corners": np.zeros((0, 2)),
-          "outline": np.zeros((0, 2)), "pitch": 0.0}
+    ex = {"path": path, "image": small, "big": big, "cells": np.zeros((0, 2)), "corners": np.zeros((0, 2)),
+          "outline": np.zeros((0, 2)), "pitch": 0.0, "hand": bool(t.get("hand"))}
     if len(cells) == 16:
         H, _ = cv2.findHomography(cell_grid(), cells, 0)
         corners = apply_homography(H, UNIT_CORNERS)
@@ -97,29 +106,48 @@ def augment(ex: dict, rng: np.random.Generator, plain: bool = False) -> tuple[np
     h, w = img.shape[:2]
     base = min(INPUT_W / w, INPUT_H / h)  # as vision.board_net.prepare_input places a frame
     if plain:
-        s, ang, shift = base, 0.0, np.zeros(2)
+        M = np.array([[base, 0, 0.5 * base - 0.5], [0, base, 0.5 * base - 0.5]])
+    elif len(ex["cells"]) and rng.random() < ZOOM_RATE:
+        # as the second pass places a found board: centred, as large as ZOOM_FILL allows
+        # (the first pass's board is a few pixels off: so is this one)
+        Z = zoom_affine(ex["corners"], w, h, fill=tuple(f * rng.uniform(0.85, 1.12) for f in ZOOM_FILL),
+                        max_scale=np.inf)
+        Z[:, 2] += rng.normal(0, 0.03, 2) * [INPUT_W, INPUT_H]
+        a = np.deg2rad(rng.uniform(-8, 8))
+        c = np.array([(INPUT_W - 1) / 2, (INPUT_H - 1) / 2])
+        R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        M = np.c_[R @ Z[:, :2], R @ (Z[:, 2] - c) + c]
     else:
         s = base * float(np.exp(rng.uniform(np.log(0.7), np.log(1.45))))
         ang = float(rng.uniform(-25, 25)) if rng.random() < 0.7 else 0.0
         shift = rng.uniform(-0.22, 0.22, 2) * [INPUT_W, INPUT_H]
-    # frame centre -> canvas centre (shifted), scaled and turned about it
-    c_src = np.array([(w - 1) / 2, (h - 1) / 2])
-    c_dst = (np.array([w * base, h * base]) - 1) / 2 + shift if not plain else None
-    a = np.deg2rad(ang)
-    R = s * np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    if plain:
-        M = np.array([[base, 0, 0.5 * base - 0.5], [0, base, 0.5 * base - 0.5]])
-    else:
+        # frame centre -> canvas centre (shifted), scaled and turned about it
+        c_src = np.array([(w - 1) / 2, (h - 1) / 2])
+        c_dst = (np.array([w * base, h * base]) - 1) / 2 + shift
+        a = np.deg2rad(ang)
+        R = s * np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
         M = np.c_[R, c_dst - R @ c_src]
     border = (0, 0, 0) if plain or rng.random() < 0.5 else tuple(int(v) for v in rng.integers(0, 256, 3))
-    canvas = cv2.warpAffine(img, M, (INPUT_W, INPUT_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+    scale = float(np.sqrt(abs(np.linalg.det(M[:, :2]))))
+    if scale >= 1.0:
+        # enlarged: sample the twice-as-large copy (big pixel p -> small pixel p / 2 - 1/4)
+        src, Ms = ex["big"], M @ np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1]])
+    else:
+        src, Ms = img, M
+    canvas = cv2.warpAffine(src, Ms, (INPUT_W, INPUT_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                             borderValue=border)
+    tf_in = lambda p: p @ M[:, :2].T + M[:, 2]  # noqa: E731
     if not plain:
+        if rng.random() < HAND_RATE:
+            pitch_in = ex["pitch"] * scale if len(ex["cells"]) else float(rng.uniform(8, 30))
+            target = tf_in(ex["cells"]) if len(ex["cells"]) else \
+                rng.uniform([0, 0], [INPUT_W, INPUT_H], (16, 2))
+            canvas = paste_occluders(canvas, target, pitch_in, rng)
         canvas = _colour(canvas, rng)
     maps = np.zeros((3, OUT_H, OUT_W), np.float32)
     if len(ex["cells"]):
-        tf = lambda p: input_to_output(p @ M[:, :2].T + M[:, 2])  # noqa: E731
-        pitch_out = ex["pitch"] * s / 2.0
+        tf = lambda p: input_to_output(tf_in(p))  # noqa: E731
+        pitch_out = ex["pitch"] * scale / 2.0
         sigma = float(np.clip(0.15 * pitch_out, 0.8, 2.5))
         _gauss(maps, 0, tf(ex["cells"]), sigma)
         _gauss(maps, 1, tf(ex["corners"]), sigma)
@@ -129,6 +157,110 @@ def augment(ex: dict, rng: np.random.Generator, plain: bool = False) -> tuple[np
             cv2.fillPoly(region, [poly], 1, shift=3)
             maps[2] = region
     return canvas_to_blob(canvas)[0], maps
+
+
+def _capsule(mask: np.ndarray, a, b, width: float, sub: int = 4) -> None:
+    """Draw a thick segment with round ends into ``mask`` (sub-pixel, ``sub`` = 2**shift)."""
+    k = 1 << sub
+    p = (int(round(a[0] * k)), int(round(a[1] * k)))
+    q = (int(round(b[0] * k)), int(round(b[1] * k)))
+    cv2.line(mask, p, q, 255, max(1, int(round(width))), cv2.LINE_AA, sub)
+    r = int(round(width / 2 * k))
+    cv2.circle(mask, p, r, 255, -1, cv2.LINE_AA, sub)
+    cv2.circle(mask, q, r, 255, -1, cv2.LINE_AA, sub)
+
+
+def _shade(mask: np.ndarray, colour: np.ndarray, axis: np.ndarray, origin: np.ndarray, half: float,
+           rng: np.random.Generator) -> np.ndarray:
+    """A colour layer shaded like a cylinder along ``axis`` (light from one side), with a
+    little low-frequency texture."""
+    h, w = mask.shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    nrm = np.array([-axis[1], axis[0]])
+    d = ((xx - origin[0]) * nrm[0] + (yy - origin[1]) * nrm[1]) / max(half, 1.0)
+    d = np.clip(d, -1, 1)
+    light = float(rng.uniform(-0.8, 0.8))
+    f = rng.uniform(0.45, 0.7) + rng.uniform(0.35, 0.6) * np.clip(np.sqrt(1 - d ** 2) + light * d, 0, 1.2)
+    tex = cv2.resize(rng.normal(1, 0.06, (max(2, h // 16), max(2, w // 16))).astype(np.float32), (w, h))
+    return colour[None, None, :] * (f * tex)[:, :, None]
+
+
+def paste_occluders(canvas: np.ndarray, cells: np.ndarray, pitch: float, rng: np.random.Generator) -> np.ndarray:
+    """Paste 1-2 synthetic occluders over the board (``cells``: its cell centres in canvas
+    pixels, ``pitch``: a cell's size there): an arm reaching in from a frame edge with a
+    hand and fingers over a cell (skin tones, sometimes a sleeve), or an object (a mug, a
+    phone: a shaded ellipse or box of any colour); soft edges, a soft shadow. The targets
+    stay: the network learns where the cells are under them."""
+    h, w = canvas.shape[:2]
+    out = canvas.astype(np.float32)
+    pitch = max(float(pitch), 4.0)
+    for _ in range(1 if rng.random() < 0.75 else 2):
+        mask = np.zeros((h, w), np.uint8)
+        tip = cells[rng.integers(len(cells))] + rng.normal(0, 0.5 * pitch, 2)
+        if rng.random() < 0.7:
+            # an arm from outside the frame edge to a hand over a cell
+            side = rng.integers(4)
+            t = rng.uniform(0.1, 0.9)
+            start = [np.array([t * w, -pitch]), np.array([w + pitch, t * h]), np.array([t * w, h + pitch]),
+                     np.array([-pitch, t * h])][side] if rng.random() < 0.85 else \
+                tip + rng.normal(0, 4 * pitch, 2)
+            axis = tip - start
+            length = float(np.hypot(*axis)) + 1e-6
+            axis = axis / length
+            arm_w = pitch * rng.uniform(1.0, 1.7)
+            palm_at = tip - axis * pitch * rng.uniform(0.8, 1.3)
+            _capsule(mask, start, palm_at, arm_w)
+            arm = mask.copy()
+            skin = SKIN[rng.integers(len(SKIN))] * rng.uniform(0.85, 1.15, 3)
+            sleeve = rng.random() < 0.5
+            hand = np.zeros_like(mask)
+            cv2.ellipse(hand, (int(palm_at[0] * 16), int(palm_at[1] * 16)),
+                        (int(pitch * rng.uniform(0.9, 1.2) * 16), int(pitch * rng.uniform(0.8, 1.1) * 16)),
+                        float(np.degrees(np.arctan2(axis[1], axis[0]))), 0, 360, 255, -1, cv2.LINE_AA, 4)
+            nrm = np.array([-axis[1], axis[0]])
+            spread = rng.uniform(0.1, 0.5)
+            for k in range(rng.integers(2, 6)):
+                off = (k - 1.5) * 0.35 * pitch
+                direction = axis + nrm * (k - 1.5) * spread * 0.5
+                direction /= np.hypot(*direction)
+                base = palm_at + axis * 0.6 * pitch + nrm * off
+                _capsule(hand, base, base + direction * pitch * rng.uniform(0.6, 1.3), 0.3 * pitch)
+            if rng.random() < 0.3:  # a thumb
+                side_s = 1 if rng.random() < 0.5 else -1
+                base = palm_at + nrm * side_s * 0.7 * pitch
+                _capsule(hand, base, base + (axis + nrm * side_s) * 0.6 * pitch, 0.35 * pitch)
+            mask = np.maximum(mask, hand)
+            layer = _shade(mask, skin, axis, palm_at, arm_w / 2, rng)
+            if sleeve:
+                cloth = rng.uniform(10, 245, 3)
+                cut = np.zeros_like(mask)
+                cuff = palm_at - axis * pitch * rng.uniform(0.8, 2.5)
+                _capsule(cut, start, cuff, arm_w * 1.15)
+                sl = _shade(cut, cloth, axis, palm_at, arm_w / 2, rng)
+                m = cut.astype(np.float32)[:, :, None] / 255
+                layer = layer * (1 - m) + sl * m
+                mask = np.maximum(mask, np.where(arm > 0, cut, 0))
+        else:
+            # an object standing on or beside the board
+            colour = rng.uniform(10, 245, 3)
+            r = pitch * rng.uniform(0.5, 1.5)
+            ang = float(rng.uniform(0, 180))
+            if rng.random() < 0.5:
+                cv2.ellipse(mask, (int(tip[0] * 16), int(tip[1] * 16)), (int(r * 16), int(r * rng.uniform(0.5, 1) * 16)),
+                            ang, 0, 360, 255, -1, cv2.LINE_AA, 4)
+            else:
+                box = cv2.boxPoints(((float(tip[0]), float(tip[1])), (r * 2, r * rng.uniform(0.6, 2.4)), ang))
+                cv2.fillConvexPoly(mask, np.round(box * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
+            axis = np.array([np.cos(np.deg2rad(ang)), np.sin(np.deg2rad(ang))])
+            layer = _shade(mask, colour, axis, tip, r, rng)
+        soft = cv2.GaussianBlur(mask, (0, 0), float(rng.uniform(0.4, 1.8))).astype(np.float32) / 255
+        # a soft shadow cast away from the light
+        shift = rng.normal(0, 0.4 * pitch, 2)
+        sh = cv2.warpAffine(soft, np.float32([[1, 0, shift[0]], [0, 1, shift[1]]]), (w, h))
+        sh = cv2.GaussianBlur(sh, (0, 0), float(0.2 * pitch + 1))
+        out *= (1 - rng.uniform(0.2, 0.55) * sh)[:, :, None]
+        out = out * (1 - soft[:, :, None]) + layer * soft[:, :, None]
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def _colour(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -251,9 +383,11 @@ def main(argv=None) -> int:
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch,
                                                 pct_start=0.15)
     bce = torch.nn.BCELoss()
+    # images with a rendered hand are drawn more often (the hardest case)
+    weight = np.array([HAND_WEIGHT if e["hand"] else 1.0 for e in train])
     for epoch in range(args.epochs):
         model.train()
-        perm = rng.permutation(len(train))
+        perm = rng.choice(len(train), size=steps_per_epoch * args.batch, p=weight / weight.sum())
         tot, t_ep = 0.0, time.time()
         for b in range(steps_per_epoch):
             batch = [augment(train[i], rng) for i in perm[b * args.batch:(b + 1) * args.batch]]

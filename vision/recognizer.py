@@ -20,7 +20,8 @@ import numpy as np
 
 from vision.assign import assign_pieces, piece_log_likelihood
 from vision.attributes import models_from_dict, predict_proba
-from vision.board_net import MODEL_PATH, BoardNet, board_hypotheses, output_to_frame, peaks, sample
+from vision.board_net import (MODEL_PATH, UNIT_CORNERS, BoardNet, board_hypotheses, explain_score, input_scale,
+                              output_to_frame, peaks, refine, sample, zoom_affine)
 from vision.cells import find_blobs
 from vision.features import features_from_work
 from vision.geometry import apply_homography, cell_grid, square_view_error
@@ -80,6 +81,11 @@ class Recognizer:
             H_net, net_reason, search, net_info, net_region = self._net_board(bgr, scale, (gray.shape[1], gray.shape[0]))
             t = _lap(timings, "board_net", t)
             if H_net is not None:
+                if st.board_net.zoom and net_info.get("zoom") != "rescue":
+                    # the maps are coarse (8 pixels of a 1280-pixel frame): look again,
+                    # zoomed on the board, and refit on the finer peaks
+                    H_net = self._net_zoom(bgr, H_net, scale, net_info)
+                    t = _lap(timings, "board_zoom", t)
                 if st.board_net.polish_max_shift > 0:
                     # the maps are coarse (8 pixels of a 1280-pixel frame): polish the grid
                     # on the cell outlines, unless that moves it far (pieces' outlines)
@@ -247,16 +253,25 @@ class Recognizer:
         to_work = np.diag([scale, scale, 1.0]) @ output_to_frame(A)
         region = maps[2] > 0.5
         info = {"net_hypotheses": len(hyps), "net_region_area": round(float(region.mean()), 3)}
-        for score, H_out, h_info in hyps[:3]:
-            H = to_work @ H_out
-            H = H / H[2, 2]
-            square = square_view_error(H, work_size) <= self.settings.outline.max_square_error
-            if score >= st.min_score and h_info["net_cells"] >= st.min_cells and \
-                    h_info["net_region"] >= st.min_region and square:
-                info.update(h_info, net_score=round(score, 3))
-                return H, "", False, info, None
+        found = self._net_accept(hyps, to_work, work_size)
+        if found is not None:
+            info.update(found[1])
+            return found[0], "", False, info, None
         if hyps:
             info.update(hyps[0][2], net_score=round(hyps[0][0], 3))
+        if st.zoom and st.zoom_rescue_min_score > 0 and hyps and hyps[0][0] >= st.zoom_rescue_min_score:
+            # a doubtful board (a hand over it, a small one far away): look at it zoomed,
+            # where the network sees its cells larger, and accept what passes there
+            S = np.diag([scale, scale, 1.0])
+            H_frame = output_to_frame(A) @ hyps[0][1]
+            A_z = zoom_affine(apply_homography(H_frame, UNIT_CORNERS), bgr.shape[1], bgr.shape[0],
+                              max_scale=st.zoom_max_scale)
+            if A_z[0, 0] / input_scale(bgr.shape[1], bgr.shape[0]) >= st.zoom_min_gain:
+                maps_z, used = self._net.zoomed_heatmaps(bgr, A_z)
+                found = self._net_accept(board_hypotheses(maps_z, st), S @ output_to_frame(used), work_size)
+                if found is not None:
+                    info.update(found[1], zoom="rescue")
+                    return found[0], "", False, info, None
         from_work = np.linalg.inv(to_work)
 
         def region_support(H_work):
@@ -274,6 +289,67 @@ class Recognizer:
             return None, CUT_OFF, st.fallback, info, region_support
         search = float(maps[2][:oh, :ow].max()) >= st.fallback_min_region or n_peaks >= st.fallback_min_peaks
         return None, NO_BOARD, search and st.fallback, info, region_support
+
+    def _net_accept(self, hyps, to_work: np.ndarray, work_size: tuple[int, int]):
+        """The first of the 3 best network hypotheses (unit square -> output map) that the
+        maps explain well enough and that is a view of a square, as ``(H, info)`` with
+        ``H`` mapped by ``to_work`` to the working image; None when none is."""
+        st = self.settings.board_net
+        for score, H_out, h_info in hyps[:3]:
+            H = to_work @ H_out
+            H = H / H[2, 2]
+            square = square_view_error(H, work_size) <= self.settings.outline.max_square_error
+            if score >= st.min_score and h_info["net_cells"] >= st.min_cells and \
+                    h_info["net_region"] >= st.min_region and square:
+                return H, {**h_info, "net_score": round(score, 3)}
+        return None
+
+    def _net_zoom(self, bgr: np.ndarray, H_work: np.ndarray, scale: float, info: dict) -> np.ndarray:
+        """The board ``H_work`` (unit square -> working image) refitted on the network's
+        peaks in a zoomed view of it (see ``BoardNetSettings.zoom``), or as it was when the
+        zoom gains little or the refit is doubtful (``info["zoom"]`` says which)."""
+        st = self.settings.board_net
+        h, w = bgr.shape[:2]
+        S = np.diag([scale, scale, 1.0])
+        H_frame = np.linalg.inv(S) @ H_work
+        A = zoom_affine(apply_homography(H_frame, UNIT_CORNERS), w, h, max_scale=st.zoom_max_scale)
+        gain = A[0, 0] / input_scale(w, h)
+        if gain < st.zoom_min_gain:
+            info["zoom"] = f"gain {gain:.2f}"
+            return H_work
+        maps, used = self._net.zoomed_heatmaps(bgr, A)
+        to_frame = output_to_frame(used)
+        H_out = np.linalg.inv(to_frame) @ H_frame
+        H_out = H_out / H_out[2, 2]
+        cells = peaks(maps[0], st.peak_threshold, st.max_cell_peaks)
+        corners = peaks(maps[1], st.peak_threshold, st.max_corner_peaks)
+        # the cell peaks alone when they are enough: a corner peak is an extrapolation
+        # (half a pitch outside the outer cells, where a board's rim may say otherwise)
+        # and, at the grid's extremes, pulls the whole fit
+        H_new, n = refine(H_out, cells, np.zeros((0, 3)), st.match_tolerance, st.refine_rounds + 1)
+        if n < st.zoom_min_inliers or not st.zoom_cells_only:
+            H_new, n = refine(H_out, cells, corners, st.match_tolerance, st.refine_rounds + 1)
+        score = explain_score(H_new, maps)[0] if np.isfinite(H_new).all() else 0.0
+        H_new = S @ to_frame @ H_new
+        H_new = H_new / H_new[2, 2]
+        pitch = float(np.median(_pitch_px(H_work)))
+        shift = np.hypot(*(apply_homography(H_new, cell_grid()) - apply_homography(H_work, cell_grid())).T)
+        info.update(zoom_gain=round(float(gain), 2), zoom_inliers=n, zoom_score=round(score, 3),
+                    zoom_shift=round(float(shift.max()) / pitch, 3) if np.isfinite(shift).all() else None)
+        if n < st.zoom_min_inliers or score < st.min_score or not np.isfinite(shift).all() or \
+                shift.max() > st.zoom_max_shift * pitch:
+            info["zoom"] = "refused"
+            return H_work
+        info["zoom"] = "used"
+        w_z = st.zoom_weight
+        if w_z < 1:
+            # both views' boards averaged (their errors are partly independent)
+            grid = np.vstack([cell_grid(), UNIT_CORNERS])
+            mix = (1 - w_z) * apply_homography(H_work, grid) + w_z * apply_homography(H_new, grid)
+            H_mix, _ = cv2.findHomography(grid, mix, 0)
+            if H_mix is not None and abs(H_mix[2, 2]) > 1e-12:
+                H_new = H_mix / H_mix[2, 2]
+        return H_new
 
     def analyze_timed(self, frame: np.ndarray) -> tuple[BoardReading, dict[str, float]]:
         """:meth:`analyze` plus its per-stage timings (seconds), as in chesscog's timed

@@ -276,6 +276,27 @@ class BoardNetSettings:
     #: region map's
     min_cells: float = 0.25
     min_region: float = 0.8
+    #: a board found is looked at again, zoomed: the frame part around it shrunk less
+    #: (its playing area filling ~2/3 of the network's canvas, at most ``zoom_max_scale``
+    #: canvas pixels per frame pixel) and the board refitted to the finer peaks ...
+    zoom: bool = True
+    zoom_max_scale: float = 1.0
+    #: ... when that enlarges it at least this many times over the whole-frame view ...
+    zoom_min_gain: float = 1.15
+    #: ... and the refit explains the zoomed maps (score as ``min_score``), uses at least
+    #: this many of its 20 keypoints and moves no cell centre farther than
+    #: ``zoom_max_shift`` pitches
+    zoom_min_inliers: int = 10
+    zoom_max_shift: float = 0.35
+    #: the board kept is the zoomed view's (1.0) or a weighted mean of both views' cell
+    #: centres and corners
+    zoom_weight: float = 1.0
+    #: the zoomed refit uses the cell peaks alone (the corner peaks too only when fewer
+    #: than ``zoom_min_inliers`` cells match)
+    zoom_cells_only: bool = True
+    #: when no board passes but the best one scores at least this, look at it zoomed and
+    #: accept a board that passes there (0 = never)
+    zoom_rescue_min_score: float = 0.15
     #: a board found is polished on the cell outlines (``vision.outline.refine_board``)
     #: when that moves no cell centre farther than this (pitches; 0 = no polishing)
     polish_max_shift: float = 0.3
