@@ -117,14 +117,15 @@ def crop_frames(H: np.ndarray, centres: np.ndarray, up: np.ndarray) -> list[np.n
     return out
 
 
-def vertical_displacements(H: np.ndarray, image_shape, focal: float = 0.75) -> np.ndarray:
+def vertical_displacements(H: np.ndarray, image_shape, focal: float | None = None) -> np.ndarray:
     """``(16, 2)`` image displacement (pixels) of a point raised by one board unit above
     each cell centre, to first order, with the guessed camera of
     :func:`vertical_directions`."""
+    from vision.camera_guess import guess_focal
     from vision.geometry import cell_grid
 
     h, w = image_shape[:2]
-    f = focal * w
+    f = guess_focal(H, image_shape) if focal is None else focal * w
     K = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1.0]])
     B = np.linalg.solve(K, H)
     lam = 2.0 / (np.linalg.norm(B[:, 0]) + np.linalg.norm(B[:, 1]))
@@ -143,15 +144,17 @@ def vertical_displacements(H: np.ndarray, image_shape, focal: float = 0.75) -> n
     return (q[:, :2] / q[:, 2:3] - p[:, :2] / p[:, 2:3]) / eps
 
 
-def vertical_directions(H: np.ndarray, image_shape, focal: float = 0.75) -> np.ndarray:
+def vertical_directions(H: np.ndarray, image_shape, focal: float | None = None) -> np.ndarray:
     """``(16, 2)`` unit image directions of the vertical (up from the board) at each cell.
 
-    The pose is decomposed from ``H`` with a guessed camera (focal length ``focal`` x the
-    image width, principal point at the centre): ``H ~ K [r1 r2 t]``, the board normal
+    The pose is decomposed from ``H`` with a guessed camera (principal point at the
+    centre; focal length from the board's own shape, ``vision.camera_guess.guess_focal``,
+    or ``focal`` x the image width when given): ``H ~ K [r1 r2 t]``, the board normal
     ``r3 = r1 x r2`` turned towards the camera, and a short vertical segment at each cell
     projected (:func:`vertical_displacements`). Near a top-down view pieces then lean
-    away from the principal point, as they do in the picture; the guess of the focal
-    length matters little for the direction."""
+    away from the principal point, as they do in the picture. A fixed share of the width
+    (0.75, sessions 1-3) put the vertical 20-50 degrees off in a 3:4 photo cut from a
+    wide camera's; the board's own focal length keeps it within a few degrees."""
     from vision.geometry import apply_homography, cell_grid
 
     d = vertical_displacements(H, image_shape, focal) * 0.05
