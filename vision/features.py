@@ -316,9 +316,12 @@ class _Sampler:
         return lab.reshape(*shape, 3).astype(np.float64)
 
 
-def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarray | None = None) -> np.ndarray:
+def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarray | None = None,
+                       mirror: bool | None = None) -> np.ndarray:
     """:func:`cell_features` on an image already at working scale, ``H`` board -> ``work``
-    pixels (``grey``: its grey copy, when the caller has one). Returns ``(16, D)``."""
+    pixels (``grey``: its grey copy, when the caller has one; ``mirror``: whether the piece
+    network also reads the board mirrored, default ``settings.pieces.mirror_average``).
+    Returns ``(16, D)``."""
     ps = settings.pieces
     view = LocalView(H, work.shape)
     tilt = float(np.median(view.tilt_deg))
@@ -472,5 +475,11 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     crops = cell_crops(work, H, vertical_directions(H, work.shape))
     out[:, k0:k0 + len(CROP_FEATURE_NAMES)] = crop_features(crops, top_down_patches(frame_grey, H))
     k1 = FEATURE_INDEX[NET_FEATURE_NAMES[0]]
-    out[:, k1:k1 + len(NET_FEATURE_NAMES)] = default_net().logits(crops, front_weights(H, work.shape))
+    net, front = default_net(), front_weights(H, work.shape)
+    logits = net.logits(crops, front)
+    if ps.mirror_average if mirror is None else mirror:
+        # which cells stand in front of which does not change in a mirror; the network
+        # was trained on mirrored boards too, so two looks average out its handedness
+        logits = 0.5 * (logits + net.logits(np.ascontiguousarray(crops[:, :, ::-1]), front))
+    out[:, k1:k1 + len(NET_FEATURE_NAMES)] = logits
     return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)

@@ -404,7 +404,8 @@ class Recognizer:
             obstructed=obstructed,
             reason=HAND if obstructed.any() else "",
         )
-        self._read_cells(work, H_work, reading, timings, t, keep=previous if obstructed.any() else None, grey=gray)
+        self._read_cells(work, H_work, reading, timings, t, keep=previous if obstructed.any() else None, grey=gray,
+                         mirror=False)
         reading.reference = view if not obstructed.any() else reference
         reading.timings = timings
         timings["total"] = sum(timings.values())
@@ -412,9 +413,9 @@ class Recognizer:
 
     # --- shared -------------------------------------------------------------------------
     def _read_cells(self, work, H_work, reading: BoardReading, timings, t, keep: BoardReading | None = None,
-                    grey=None):
+                    grey=None, mirror: bool | None = None):
         st = self.settings
-        feats = features_from_work(work, H_work, st, grey)
+        feats = features_from_work(work, H_work, st, grey, mirror=mirror)
         t = _lap(timings, "features", t)
         probs = predict_proba(feats, self.models)
         occupied = probs[:, 0] > st.pieces.occupied_threshold

@@ -337,6 +337,12 @@ class CameraSettings:
 class PieceSettings:
     """Reading what stands on each cell (``vision.features``)."""
 
+    #: the piece network reads every board twice, as seen and mirrored left-right (a
+    #: mirrored scene is as real as the one seen), and its logits are averaged; in the
+    #: full analysis only: the per-frame step reads once (a second reading, ~4 ms, would
+    #: take it over its 33 ms)
+    mirror_average: bool = True
+
     #: heights sampled up the piece axis, in pitches
     max_height_pitch: float = 2.2
     height_steps: int = 23
