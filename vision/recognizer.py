@@ -86,7 +86,8 @@ class Recognizer:
                     # zoomed on the board, and refit on the finer peaks
                     H_net = self._net_zoom(bgr, H_net, scale, net_info)
                     t = _lap(timings, "board_zoom", t)
-                if st.board_net.polish_max_shift > 0:
+                if st.board_net.polish_max_shift > 0 and (st.board_net.polish_after_zoom
+                                                          or net_info.get("zoom") not in ("used", "rescue")):
                     # the maps are coarse (8 pixels of a 1280-pixel frame): polish the grid
                     # on the cell outlines, unless that moves it far (pieces' outlines)
                     polish = dataclasses.replace(st.outline, refine_step_pitch=st.board_net.polish_step_pitch,
