@@ -477,7 +477,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     k1 = FEATURE_INDEX[NET_FEATURE_NAMES[0]]
     net, front = default_net(), front_weights(H, work.shape)
     logits = net.logits(crops, front)
-    if ps.mirror_average if mirror is None else mirror:
+    if (ps.mirror_average if mirror is None else mirror):
         # which cells stand in front of which does not change in a mirror; the network
         # was trained on mirrored boards too, so two looks average out its handedness
         logits = 0.5 * (logits + net.logits(np.ascontiguousarray(crops[:, :, ::-1]), front))
