@@ -303,6 +303,38 @@ class LocalView:
         return xy.reshape(pts.shape[:-1] + (2,))
 
 
+#: the part of the picture the per-frame step reads: the board grown by this many pitches,
+#: and every cell raised by this height (board units; a tall piece is about 0.4) with the
+#: same margin around it
+REGION_MARGIN_PITCH = 1.5
+REGION_HEIGHT = 0.75
+
+
+def board_region(H: np.ndarray, shape) -> tuple[float, float, float, float]:
+    """Box (x0, y0, x1, y1) of pixels of an image of ``shape`` that reading the pieces of
+    the board ``H`` (unit square -> pixels) can look at: the board grown by
+    ``REGION_MARGIN_PITCH`` pitches, and every cell raised by ``REGION_HEIGHT`` with that
+    margin around it (not clipped to the image)."""
+    from vision.crops import vertical_displacements
+
+    m = REGION_MARGIN_PITCH * 0.25
+    ring = apply_homography(H, np.array([[-m, -m], [1 + m, -m], [1 + m, 1 + m], [-m, 1 + m]]))
+    pitch = float(np.max(np.linalg.norm(np.diff(ring, axis=0), axis=1))) / (4 + 8 * m)
+    tops = apply_homography(H, cell_grid()) + REGION_HEIGHT * vertical_displacements(H, shape)
+    pts = np.vstack([ring, tops - REGION_MARGIN_PITCH * pitch, tops + REGION_MARGIN_PITCH * pitch])
+    return float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())
+
+
+def _region_pixels(box, shape) -> tuple[int, int, int, int]:
+    """``box`` as whole pixels inside an image of ``shape`` (never empty)."""
+    h, w = shape[:2]
+    x0 = int(np.clip(np.floor(box[0]), 0, w - 1))
+    y0 = int(np.clip(np.floor(box[1]), 0, h - 1))
+    x1 = int(np.clip(np.ceil(box[2]), x0 + 1, w))
+    y1 = int(np.clip(np.ceil(box[3]), y0 + 1, h))
+    return x0, y0, x1, y1
+
+
 class _Sampler:
     """Bilinear samples of a BGR image at many points at once, returned as Lab (L 0-100)."""
 
@@ -338,7 +370,11 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     board_lab = np.median(sampler.lab(apply_homography(H, corners[:, :2])), axis=0)
     # one grey copy for every measurement below
     frame_grey = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY) if grey is None else grey
-    lo, mid, hi = np.percentile(frame_grey[:: 4, :: 4], [5, 50, 95]) * (100.0 / 255.0)
+    # the light's contrast, over the part of the picture the board and its pieces take
+    # (not the whole frame: what lies far from the board says nothing about the pieces, and
+    # the per-frame step shrinks only this part of the frame)
+    x0, y0, x1, y1 = _region_pixels(board_region(H, work.shape), work.shape)
+    lo, mid, hi = np.percentile(frame_grey[y0:y1:4, x0:x1:4], [5, 50, 95]) * (100.0 / 255.0)
     contrast = max(hi - lo, 10.0)
 
     # --- where the piece stands: pieces sit up to a third of a pitch off centre ---------

@@ -91,6 +91,33 @@ def shrink(image: np.ndarray, settings) -> tuple[float, np.ndarray]:
     return scale, image
 
 
+def shrink_region(image: np.ndarray, settings, box) -> tuple[float, np.ndarray, tuple[int, int, int, int] | None]:
+    """:func:`shrink` of the part of ``image`` inside ``box`` (x0, y0, x1, y1 pixels) only:
+    a working-scale image of the full size with the same pixels as :func:`shrink` inside
+    the box and black outside, and the box at working scale (``None`` when the whole image
+    was shrunk). Area averaging is local, so a box whose sides fall on pixels the scale
+    maps to whole working pixels gives exactly the pixels of the whole image shrunk; for
+    scales without such a small period, or a box covering most of the image, the whole
+    image is shrunk."""
+    h, w = image.shape[:2]
+    scale = working_scale(image.shape, settings)
+    if scale >= 1.0:
+        return scale, image, None
+    period = next((p for p in range(1, 17) if abs(p * scale - round(p * scale)) < 1e-9), None)
+    out_w, out_h = round(w * scale), round(h * scale)
+    if period is None or abs(w * scale - out_w) > 1e-9 or abs(h * scale - out_h) > 1e-9:
+        return scale, shrink(image, settings)[1], None
+    x0, y0 = (max(0, int(np.floor(v / period)) * period) for v in box[:2])
+    x1 = min(w, int(np.ceil(box[2] / period)) * period)
+    y1 = min(h, int(np.ceil(box[3] / period)) * period)
+    if x1 <= x0 or y1 <= y0 or (x1 - x0) * (y1 - y0) > 0.7 * w * h:
+        return scale, shrink(image, settings)[1], None
+    sx0, sy0, sx1, sy1 = (round(v * scale) for v in (x0, y0, x1, y1))
+    work = np.zeros((out_h, out_w) + image.shape[2:], image.dtype)
+    work[sy0:sy1, sx0:sx1] = cv2.resize(image[y0:y1, x0:x1], (sx1 - sx0, sy1 - sy0), interpolation=cv2.INTER_AREA)
+    return scale, work, (sx0, sy0, sx1, sy1)
+
+
 def too_small(shape, settings) -> bool:
     """Fewer than ``min_side`` pixels on a side: no board can be read."""
     return min(shape[:2]) < settings.min_side
