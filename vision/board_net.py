@@ -26,7 +26,7 @@ import threading
 import cv2
 import numpy as np
 
-from vision.geometry import apply_homography, cell_grid
+from vision.geometry import apply_homography, cell_grid, cell_pitch_px
 
 INPUT_W, INPUT_H = 320, 192
 STRIDE = 2  # output pixels are STRIDE input pixels
@@ -35,7 +35,6 @@ MODEL_PATH = os.path.join(os.path.dirname(__file__), "board_net.onnx")
 UNIT_CORNERS = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
 _GRID = cell_grid()
 _MODEL_POINTS = np.vstack([_GRID, UNIT_CORNERS])  # 16 cell centres, 4 corners
-_PITCH_POINTS = np.vstack([_GRID, _GRID + [0.25, 0], _GRID + [0, 0.25]])
 #: the zoomed second pass places the board's playing area so that its bounding box fills
 #: this share of the canvas width / height (the rest: the board's rim, pieces standing up)
 ZOOM_FILL = (0.62, 0.66)
@@ -311,7 +310,7 @@ def refine(H: np.ndarray, cell_peaks: np.ndarray, corner_peaks: np.ndarray, tole
         pred = apply_homography(H, grid)
         if not np.isfinite(pred).all():
             return H, 0
-        pitch = _pitch(H)
+        pitch = cell_pitch_px(H)
         tol = tolerance * np.r_[pitch, pitch[[0, 3, 15, 12]]]
         src, dst = [], []
         for pk, rows in ((cell_peaks, slice(0, 16)), (corner_peaks, slice(16, 20))):
@@ -332,12 +331,6 @@ def refine(H: np.ndarray, cell_peaks: np.ndarray, corner_peaks: np.ndarray, tole
             return H, n
         H = H2 / H2[2, 2]
     return H, n
-
-
-def _pitch(H: np.ndarray) -> np.ndarray:
-    q = apply_homography(H, _PITCH_POINTS)
-    a, b, c = q[:16], q[16:32], q[32:]
-    return 0.5 * (np.hypot(*(b - a).T) + np.hypot(*(c - a).T))
 
 
 def board_hypotheses(maps: np.ndarray, settings) -> list[tuple[float, np.ndarray, dict]]:

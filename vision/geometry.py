@@ -122,3 +122,12 @@ def square_view_error(H: np.ndarray, size: tuple[int, int], focal_factors=(0.5, 
         err = max(abs(float(r1 @ r2)) / (n1 * n2), abs(float(np.log(n1 / n2))))
         best = min(best, err)
     return float(best)
+
+
+def cell_pitch_px(H: np.ndarray) -> np.ndarray:
+    """``(16,)`` pixels from each cell centre to the next cell along a row and along a
+    column, averaged, for the board ``H`` (unit square -> pixels)."""
+    g = cell_grid()
+    q = apply_homography(H, np.vstack([g, g + [0.25, 0], g + [0, 0.25]]))
+    a, b, c = q[:16], q[16:32], q[32:]
+    return 0.5 * (np.hypot(*(b - a).T) + np.hypot(*(c - a).T))

@@ -24,7 +24,7 @@ from vision.board_net import (MODEL_PATH, UNIT_CORNERS, BoardNet, board_hypothes
                               output_to_frame, peaks, refine, sample, zoom_affine)
 from vision.cells import find_blobs
 from vision.features import board_region, features_from_work
-from vision.geometry import apply_homography, cell_grid, square_view_error
+from vision.geometry import apply_homography, cell_grid, cell_pitch_px, square_view_error
 from vision.image import shrink, shrink_region, to_bgr8, too_dark, too_small
 from vision.lattice import fit_lattice, image_gradient, match_cells, orient
 from vision.outline import board_quads, centre_on_board, cut_off_by_outline, fit_outline, peak_ratio, refine_board
@@ -93,7 +93,7 @@ class Recognizer:
                     polish = dataclasses.replace(st.outline, refine_step_pitch=st.board_net.polish_step_pitch,
                                                  refine_rounds=st.board_net.polish_rounds)
                     H_pol, _, _ = refine_board(H_net, image_gradient(gray), polish)
-                    pitch = float(np.median(_pitch_px(H_net)))
+                    pitch = float(np.median(cell_pitch_px(H_net)))
                     shift = np.abs(apply_homography(H_pol, cell_grid()) - apply_homography(H_net, cell_grid()))
                     net_info["polish_shift"] = round(float(shift.max()) / pitch, 3)
                     if np.isfinite(shift).all() and shift.max() <= st.board_net.polish_max_shift * pitch:
@@ -206,12 +206,12 @@ class Recognizer:
         if precise and seen.sum() >= 6:
             # refit to the perspective-corrected blob centres
             H_refit, _ = cv2.findHomography(cell_grid()[seen], centres_work[seen], cv2.RANSAC,
-                                            st.lattice.ransac_pitch * float(np.median(_pitch_px(H_work))))
+                                            st.lattice.ransac_pitch * float(np.median(cell_pitch_px(H_work))))
             if H_refit is not None:
                 H_work = H_refit / H_refit[2, 2]
                 centres_work = _cell_centres(H_work, matched, blobs, st.lattice.max_centre_offset)
         h, w = gray.shape
-        pitch = _pitch_px(H_work)
+        pitch = cell_pitch_px(H_work)
         if np.median(pitch) < st.lattice.min_pitch_fraction * min(h, w):
             return _failed(NO_BOARD, timings, bgr)
         m = st.lattice.inside_margin_pitch * pitch
@@ -333,7 +333,7 @@ class Recognizer:
         score = explain_score(H_new, maps)[0] if np.isfinite(H_new).all() else 0.0
         H_new = S @ to_frame @ H_new
         H_new = H_new / H_new[2, 2]
-        pitch = float(np.median(_pitch_px(H_work)))
+        pitch = float(np.median(cell_pitch_px(H_work)))
         shift = np.hypot(*(apply_homography(H_new, cell_grid()) - apply_homography(H_work, cell_grid())).T)
         info.update(zoom_gain=round(float(gain), 2), zoom_inliers=n, zoom_score=round(score, 3),
                     zoom_shift=round(float(shift.max()) / pitch, 3) if np.isfinite(shift).all() else None)
@@ -342,14 +342,6 @@ class Recognizer:
             info["zoom"] = "refused"
             return H_work
         info["zoom"] = "used"
-        w_z = st.zoom_weight
-        if w_z < 1:
-            # both views' boards averaged (their errors are partly independent)
-            grid = np.vstack([cell_grid(), UNIT_CORNERS])
-            mix = (1 - w_z) * apply_homography(H_work, grid) + w_z * apply_homography(H_new, grid)
-            H_mix, _ = cv2.findHomography(grid, mix, 0)
-            if H_mix is not None and abs(H_mix[2, 2]) > 1e-12:
-                H_new = H_mix / H_mix[2, 2]
         return H_new
 
     def analyze_timed(self, frame: np.ndarray) -> tuple[BoardReading, dict[str, float]]:
@@ -470,7 +462,7 @@ def _cell_centres(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray, max_off
     out[seen] = blobs[matched[seen], :2] - _perspective_bias(H, matched, blobs)[seen]
     # a blob far from where the board's homography puts its cell is a piece or a
     # merged outline, not the cell: trust the homography there
-    pitch = _pitch_px(H)
+    pitch = cell_pitch_px(H)
     far = seen & (np.hypot(*(out - pred).T) > max_offset_pitch * pitch)
     out[far] = pred[far]
     seen = seen & ~far
@@ -504,12 +496,6 @@ def _perspective_bias(H: np.ndarray, matched: np.ndarray, blobs: np.ndarray) -> 
     return out
 
 
-def _pitch_px(H: np.ndarray) -> np.ndarray:
-    g = cell_grid()
-    a = apply_homography(H, g)
-    b = apply_homography(H, g + [0.25, 0])
-    c = apply_homography(H, g + [0, 0.25])
-    return 0.5 * (np.hypot(*(b - a).T) + np.hypot(*(c - a).T))
 
 
 def _working_image(bgr: np.ndarray, image_settings) -> tuple[float, np.ndarray, np.ndarray]:

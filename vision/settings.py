@@ -293,9 +293,6 @@ class BoardNetSettings:
     #: ``zoom_max_shift`` pitches
     zoom_min_inliers: int = 10
     zoom_max_shift: float = 0.35
-    #: the board kept is the zoomed view's (1.0) or a weighted mean of both views' cell
-    #: centres and corners
-    zoom_weight: float = 1.0
     #: the zoomed refit uses the cell peaks alone (the corner peaks too only when fewer
     #: than ``zoom_min_inliers`` cells match)
     zoom_cells_only: bool = True

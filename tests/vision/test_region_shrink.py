@@ -41,7 +41,18 @@ def test_the_per_frame_step_reads_the_same_as_from_the_whole_frame(monkeypatch):
         first = rec.analyze(image)
         if not first.found:
             continue
-        part = rec.track(image, first)
+        boxes = []
+        real = recognizer.shrink_region
+
+        def spy(image, settings, box):
+            out = real(image, settings, box)
+            boxes.append(out[2])
+            return out
+
+        with monkeypatch.context() as m:
+            m.setattr(recognizer, "shrink_region", spy)
+            part = rec.track(image, first)
+        assert boxes and boxes[-1] is not None, name  # the step did shrink only the board's region
         with monkeypatch.context() as m:
             m.setattr(recognizer, "board_region", lambda H, shape: (0.0, 0.0, 1e9, 1e9))
             whole = rec.track(image, first)
