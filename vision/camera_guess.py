@@ -13,7 +13,11 @@ matters there, so a typical camera's is used.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
+
+from vision.geometry import estimate_focal
 
 #: focal length (pixels) of a typical webcam or phone camera as a share of the image's
 #: long side (about 65 degrees across the long side), used when the board does not tell
@@ -24,6 +28,8 @@ FOCAL_RANGE = (0.35, 4.0)
 #: the two constraints must come from a board this far from straight on (degrees of
 #: tilt by the weak-perspective measure: the ratio of the homography's singular values)
 MIN_TILT_DEG = 12.0
+_RANGE = SimpleNamespace(default_focal_factor=TYPICAL_FOCAL, min_focal_factor=FOCAL_RANGE[0],
+                         max_focal_factor=FOCAL_RANGE[1])
 
 
 def _tilt_deg(H: np.ndarray) -> float:
@@ -44,30 +50,14 @@ def focal_from_board(H: np.ndarray, image_shape) -> float | None:
     """Focal length in pixels implied by the board's homography ``H`` (3x3, unit square
     board -> pixels) with the principal point at the centre of an image of
     ``image_shape`` (h, w, ...), or ``None`` when the board cannot tell (seen nearly
-    straight on, or the constraints disagree with any real camera)."""
+    straight on, or the constraints disagree with any real camera). The constraints are
+    ``vision.geometry.estimate_focal``'s, with this module's range."""
     H = np.asarray(H, float)
     if not np.all(np.isfinite(H)) or _tilt_deg(H) < MIN_TILT_DEG:
         return None
     h, w = image_shape[:2]
-    T = np.array([[1.0, 0, -w / 2.0], [0, 1.0, -h / 2.0], [0, 0, 1.0]])
-    G = T @ H
-    G = G / np.linalg.norm(G[:, :2])
-    a, b = G[:, 0], G[:, 1]
-    # with omega = diag(u, u, 1), u = 1 / f^2:  a^T omega b = 0  and
-    # a^T omega a - b^T omega b = 0, each linear in u: least squares over both
-    rows = np.array([a[0] * b[0] + a[1] * b[1], a[0] ** 2 + a[1] ** 2 - b[0] ** 2 - b[1] ** 2])
-    rhs = -np.array([a[2] * b[2], a[2] ** 2 - b[2] ** 2])
-    denom = float(rows @ rows)
-    if denom < 1e-18:
-        return None
-    u = float(rows @ rhs) / denom
-    if u <= 0:
-        return None
-    f = 1.0 / np.sqrt(u)
-    long_side = float(max(h, w))
-    if not (FOCAL_RANGE[0] * long_side <= f <= FOCAL_RANGE[1] * long_side):
-        return None
-    return float(f)
+    f, estimated = estimate_focal(H, (w, h), _RANGE)
+    return f if estimated else None
 
 
 def guess_focal(H: np.ndarray, image_shape) -> float:
