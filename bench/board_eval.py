@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import glob
 import json
 import os
 import statistics
@@ -35,7 +34,7 @@ from scipy.optimize import linear_sum_assignment
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from vision import Recognizer  # noqa: E402
-from vision.board_net_training import truth_files  # noqa: E402
+from vision.evaluation import truth_files_under  # noqa: E402
 
 TOLERANCE_PITCH = 0.25
 
@@ -95,7 +94,7 @@ def main(argv=None) -> int:
     cv2.setNumThreads(1)
     from quarto_assist.cli import one_blas_thread
     one_blas_thread()  # as the app does: BLAS threads only slow small products
-    files = truth_files(args.folders)
+    files = [p for folder in args.folders for p in truth_files_under(folder)]
     if args.files:
         with open(args.files, encoding="utf-8") as f:
             listed = {os.path.normpath(ln.strip()) for ln in f if ln.strip()}
@@ -107,7 +106,7 @@ def main(argv=None) -> int:
         return 2
     if args.overlays:
         os.makedirs(args.overlays, exist_ok=True)
-    from vision.settings import VisionSettings
+    from vision.settings import VisionSettings, apply_override
 
     st = VisionSettings()
     if args.net:
@@ -117,10 +116,11 @@ def main(argv=None) -> int:
     if args.no_fallback:
         st.board_net.fallback = False
     for kv in args.set or []:
-        key, value = kv.split("=", 1)
-        section, name = key.split(".")
-        sub = getattr(st, section)
-        setattr(sub, name, type(getattr(sub, name))(json.loads(value)))
+        try:
+            apply_override(st, kv)
+        except ValueError as e:
+            print(f"ERROR {e}", file=sys.stderr)
+            return 2
     rec = Recognizer(st)
     by_method: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     counts = collections.Counter()

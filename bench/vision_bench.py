@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import glob
-import json
 import os
 import statistics
 import sys
@@ -57,15 +56,16 @@ def main(argv=None) -> int:
     from quarto_assist.cli import one_blas_thread
     one_blas_thread()  # as the app does: BLAS threads only slow small products
     frames = frames_from(args.folder, args.frames)
-    from vision.settings import VisionSettings
+    from vision.settings import VisionSettings, apply_override
 
     st = VisionSettings()
     st.board_net.enabled = not args.no_net
     for kv in args.set or []:
-        key, value = kv.split("=", 1)
-        section, name = key.split(".")
-        sub = getattr(st, section)
-        setattr(sub, name, type(getattr(sub, name))(json.loads(value)))
+        try:
+            apply_override(st, kv)
+        except ValueError as e:
+            print(f"ERROR {e}", file=sys.stderr)
+            return 2
     rec = Recognizer(st)
     rec.analyze(frames[0])  # warm up
     full, step, stages, full_cpu, step_cpu = [], [], {}, [], []

@@ -277,23 +277,30 @@ def outline_support_batch(Hs: np.ndarray, centres: np.ndarray, radius: float, gr
     gx, gy, scale = gradient
     circ = outline_points(radius, samples)
     m = len(circ)
+    k, n = len(Hs), len(centres)
     src = (centres[:, None, :] + circ[None]).reshape(-1, 2)
-    q = np.c_[src, np.ones(len(src))] @ np.transpose(Hs, (0, 2, 1))  # (K, M, 3)
-    z = q[..., 2].reshape(len(Hs), len(centres), m)
-    p = (q[..., :2] / q[..., 2:3]).reshape(len(Hs), len(centres), m, 2)
-    ring = np.arange(m)
-    tangent = p[:, :, (ring + 1) % m] - p[:, :, (ring - 1) % m]
-    length = np.hypot(tangent[..., 0], tangent[..., 1]) + 1e-9
+    q = Hs[:, :, :2] @ src.T + Hs[:, :, 2:3]  # (K, 3, N * samples), homogeneous
+    z = q[:, 2].reshape(k, n, m)
+    x = (q[:, 0] / q[:, 2]).reshape(k, n, m)
+    y = (q[:, 1] / q[:, 2]).reshape(k, n, m)
+    # the outline's tangent at each sample: from the sample before to the one after
+    tx = np.roll(x, -1, 2) - np.roll(x, 1, 2)
+    ty = np.roll(y, -1, 2) - np.roll(y, 1, 2)
+    length = np.hypot(tx, ty) + 1e-9
     h, w = gx.shape
-    x, y = p[..., 0], p[..., 1]
     inside = (x >= 0) & (x < w - 1) & (y >= 0) & (y < h - 1) & (z > 0)
-    xy = np.where(inside[..., None], p, 0).reshape(-1, 2)
+    mx = np.where(inside, x, 0).astype(np.float32).reshape(k * n, m)
+    my = np.where(inside, y, 0).astype(np.float32).reshape(k * n, m)
     # (one remap of a two-channel stack would be faster, but OpenCV then interpolates
     # with coarse fixed-point weights)
-    sx = sample(gx, xy).reshape(z.shape)
-    sy = sample(gy, xy).reshape(z.shape)
+    if k * n < 32767:
+        sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(k, n, m)
+        sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(k, n, m)
+    else:  # maps of more rows than OpenCV takes
+        xy = np.stack([mx.reshape(-1), my.reshape(-1)], 1)
+        sx, sy = sample(gx, xy).reshape(k, n, m), sample(gy, xy).reshape(k, n, m)
     # the gradient across the outline: its component along the normal (t_y, -t_x) / |t|
-    g = np.abs(sx * tangent[..., 1] - sy * tangent[..., 0]) / (length * max(scale, 1e-6))
+    g = np.abs(sx * ty - sy * tx) / (length * max(scale, 1e-6))
     g = np.where(inside, np.minimum(g, 4.0), 0.0)
     return g.mean(axis=2)
 

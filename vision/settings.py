@@ -516,3 +516,20 @@ def _check_value(name: str, default: Any, v: Any) -> Any:
             raise bad
         return v
     return v
+
+
+def apply_override(settings: VisionSettings, assignment: str) -> None:
+    """Change one setting of ``settings`` in place from ``SECTION.NAME=VALUE`` (VALUE as
+    JSON, e.g. ``board_net.zoom=false``), checked as a profile file's value is."""
+    key, sep, text = assignment.partition("=")
+    section, dot, name = key.strip().partition(".")
+    sub = getattr(settings, section, None) if dot and section != "attributes" else None
+    if not sep or sub is None or not dataclasses.is_dataclass(sub):
+        raise SettingsError(f"not a setting assignment SECTION.NAME=VALUE: {assignment!r}")
+    if name not in {f.name for f in dataclasses.fields(sub)}:
+        raise SettingsError(f"unknown vision setting {section}.{name!r} in {assignment!r}")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise SettingsError(f"value of {assignment!r} is not JSON (strings need quotes)") from None
+    setattr(sub, name, _check_value(f"{section}.{name}", getattr(type(sub)(), name), value))

@@ -144,3 +144,17 @@ def test_boards_found_with_the_zoomed_second_pass_are_a_few_hundredths_of_a_pitc
             zoomed += r.details.get("zoom") == "used"
     assert len(errs) >= 9 and zoomed >= 6
     assert np.mean(errs) < 0.05, f"mean centre error {np.mean(errs):.3f} pitch"
+
+
+def test_a_benchmark_setting_override_is_checked_like_a_profile_value():
+    # bench/board_eval.py and bench/vision_bench.py take --set SECTION.NAME=VALUE
+    from vision.settings import SettingsError, apply_override
+
+    st = VisionSettings()
+    apply_override(st, "board_net.zoom=false")
+    apply_override(st, "board_net.min_score=1")
+    assert st.board_net.zoom is False and st.board_net.min_score == 1.0
+    for bad, quoted in (("board_net.zoom=1", "board_net.zoom"), ("board_net.nope=1", "nope"),
+                        ("zoom=false", "zoom=false"), ("board_net.min_score=abc", "abc")):
+        with pytest.raises(SettingsError, match=quoted):
+            apply_override(st, bad)
