@@ -51,7 +51,8 @@ class PixelSettings(TrackerSettings):
     before the new one is flagged as a duplicate; ``reread_margin``:
     log-likelihood by which reading the pieces on the board again together with the new one
     must beat keeping them as they were before an earlier piece is re-read; ``join``: start
-    from the pieces vision sees on the board instead of an empty board."""
+    from the pieces vision sees on the board instead of an empty board; ``heights``: weigh
+    in how tall each new piece stands in the picture (:mod:`quarto_assist.silhouette`)."""
 
     settle: float = 0.8  # longer than a hand holding still while it sets a piece down
     place_change: float = 6.0
@@ -61,6 +62,7 @@ class PixelSettings(TrackerSettings):
     shadow_empty: float = 0.8
     reread_margin: float = 1.0
     join: bool = False
+    heights: bool = True
 
 
 def _touching(a: int, b: int) -> bool:
@@ -113,7 +115,10 @@ class PixelTracker(Tracker):
         self._latest: np.ndarray | None = None  # last steady window's mean signature
         self._issue_key = None
         self._sig_centers: np.ndarray | None = None
-        self._evidence: dict[int, np.ndarray] = {}  # cell -> (16,) log-likelihoods when it was placed
+        self._probs: dict[int, np.ndarray] = {}  # cell -> vision's (4,) probabilities when it was placed
+        self._heights: dict[int, object] = {}  # cell -> silhouette.Height (or None) of the piece placed there
+        self._frame: np.ndarray | None = None  # the frame being judged
+        self._base_frame: np.ndarray | None = None  # a frame of the board as accepted (the baseline's)
 
     # --- run entries: (t, cells, (signature, probabilities)) ---------------------
     def _extra(self, reading, perm, image):
@@ -121,6 +126,7 @@ class PixelTracker(Tracker):
             return None
         if self._sig_centers is None:  # fixed, so that jitter in vision's centres is no change
             self._sig_centers = self.centers.copy()
+        self._frame = image
         probs = getattr(reading, "probabilities", None)
         if probs is not None:
             probs = np.asarray(probs, float)[list(perm)]
@@ -144,13 +150,13 @@ class PixelTracker(Tracker):
     # --- public changes from the user ---------------------------------------------
     def remove(self, cell: int) -> None:
         super().remove(cell)
-        self._evidence.pop(cell, None)
+        self._forget(cell)
         if self.baseline is not None and cell in self._before:
             self.baseline[cell] = self._before.pop(cell)
 
     def correct(self, cell: int, piece) -> None:
         self.board[cell] = piece
-        self._evidence.pop(cell, None)  # the user's word is final
+        self._forget(cell)  # the user's word is final
         self.issues = []
         self._issue_key = None
         if self.baseline is not None and self._latest is not None:
@@ -158,9 +164,10 @@ class PixelTracker(Tracker):
 
     def new_game(self) -> None:
         super().new_game()
-        self._evidence = {}
+        self._probs, self._heights = {}, {}
         if self._latest is not None:
             self.baseline = self._latest.copy()
+            self._base_frame = None if self._frame is None else self._frame.copy()
         self._before = {}
         self._issue_key = None
 
@@ -196,12 +203,15 @@ class PixelTracker(Tracker):
             return self._first(t, win, mean)
         if self.baseline is None:  # after the board was moved: this still view is the game as it was
             self.baseline = mean.copy()
+            self._base_frame = None if self._frame is None else self._frame.copy()
+            self._heights = {c: None for c in self._heights}  # measured on the board as it stood
             return []
         return self._compare(t, win, mean)
 
     def _first(self, t: float, win, mean) -> list[TrackEvent]:
         seen = self._majority([e[1] for e in win])
         self.baseline = mean.copy()
+        self._base_frame = None if self._frame is None else self._frame.copy()
         self._known = True
         if self._expected:
             from .tracker import GRID_PERMS
@@ -252,7 +262,9 @@ class PixelTracker(Tracker):
         avail = [q for q in ALL_PIECES if q not in on_board]
         probs = [e[2][1] for e in win if e[2][1] is not None]
         if probs:
-            ll = piece_log_likelihoods(np.mean([p[cell, 1:5] for p in probs], axis=0))
+            self._probs[cell] = np.mean([p[cell, 1:5] for p in probs], axis=0)
+            self._heights[cell] = self._measure(cell)
+            ll = self._evidence(cell)
             best = int(np.argmax(ll))
             best_avail = max(avail, key=lambda q: ll[q]) if avail else None
             if best in on_board and (best_avail is None or ll[best] - ll[best_avail] > self.settings.duplicate_margin):
@@ -271,15 +283,16 @@ class PixelTracker(Tracker):
         read as the next best). Returns the new piece and ``{cell: piece}`` for earlier
         cells read differently now; those keep their piece unless the joint reading is
         better by ``reread_margin``. Cells the user corrected stay as they are."""
-        earlier = [c for c in self._evidence if self.board[c] is not None and c != cell]
+        earlier = [c for c in self._probs if self.board[c] is not None and c != cell]
         fixed = {p for i, p in enumerate(self.board) if p is not None and i not in earlier}
         pieces = [q for q in ALL_PIECES if q not in fixed]
         if not earlier or len(pieces) < len(earlier) + 1:
             return piece, {}
         rows = earlier + [cell]
-        score = np.array([[(ll if r == cell else self._evidence[r])[q] for q in pieces] for r in rows])
+        evidence = {r: self._evidence(r) for r in earlier}
+        score = np.array([[(ll if r == cell else evidence[r])[q] for q in pieces] for r in rows])
         ri, ci = linear_sum_assignment(-score)
-        kept = sum(self._evidence[r][self.board[r]] for r in earlier) + ll[piece]
+        kept = sum(evidence[r][self.board[r]] for r in earlier) + ll[piece]
         if score[ri, ci].sum() - kept < self.settings.reread_margin:
             return piece, {}
         got = {rows[r]: pieces[c] for r, c in zip(ri, ci)}
@@ -320,6 +333,8 @@ class PixelTracker(Tracker):
                 issues.append(Issue("two_new", (c, second), tuple(p for p in (seen[c], seen[second]) if p is not None)))
             else:
                 piece, dup, ll = self._identify(c, win)
+                if piece is None or dup is not None or (gone and piece in [self.board[g] for g in gone]):
+                    self._forget(c)  # not placed (yet): nothing of it is kept
                 if piece is None:
                     return []  # changed, but nothing readable stands there yet
                 if dup is not None:
@@ -340,7 +355,6 @@ class PixelTracker(Tracker):
                     out.append(TrackEvent(t, "reread", changes={g: (self.board[g], q) for g, q in reread.items()}))
                     for g, q in reread.items():
                         self.board[g] = q
-                self._evidence[c] = ll
             # settled: since when the whole picture has stood still (the window just judged
             # is the first still one), and the new piece looked as it does now
             first = max(self._run_start, t - s.settle, self._first_change(c, mean[c], d[c]))
@@ -348,6 +362,7 @@ class PixelTracker(Tracker):
             self.board[c] = piece
             old = self.baseline
             self.baseline = mean.copy()
+            self._base_frame = None if self._frame is None else self._frame.copy()
             for g in gone:  # a piece gone meanwhile stays missing until it is back
                 self.baseline[g] = old[g]
             out.append(TrackEvent(first, "placed", cell=c, piece=piece))
@@ -369,6 +384,37 @@ class PixelTracker(Tracker):
             self._issue_key = None
             return [TrackEvent(t, "cleared")]
         return []
+
+    # --- what each placed piece looked like -------------------------------------------
+    def _forget(self, cell: int) -> None:
+        self._probs.pop(cell, None)
+        self._heights.pop(cell, None)
+
+    def _measure(self, cell: int):
+        """How tall the piece now on ``cell`` stands, from the frame of the board as last
+        accepted and the frame being judged (:func:`quarto_assist.silhouette.measure_height`)."""
+        if not self.settings.heights or self._base_frame is None or self._frame is None or self.centers is None:
+            return None
+        from .silhouette import measure_height
+
+        occupied = [i for i, p in enumerate(self.board) if p is not None]
+        try:
+            return measure_height(self._base_frame, self._frame, self.centers, cell, occupied)
+        except (cv2.error, ValueError, np.linalg.LinAlgError):
+            return None  # a geometry the measurement cannot handle: vision alone decides
+
+    def _evidence(self, cell: int) -> np.ndarray:
+        """(16,) log-likelihoods of the pieces for the piece on ``cell``: vision's reading
+        when it was placed, its tall/short weighed with how tall it stands against the other
+        pieces of the game (the heights fall into two groups; see ``silhouette``)."""
+        from .silhouette import tall_log_odds
+
+        p = np.clip(np.array(self._probs[cell], float), 0.02, 0.98)
+        if self._heights.get(cell) is not None:
+            odds = tall_log_odds(self._heights, {c: q[0] for c, q in self._probs.items()})
+            logit = np.log(p[0] / (1 - p[0])) + odds.get(cell, 0.0)
+            p[0] = 1.0 / (1.0 + np.exp(-logit))
+        return piece_log_likelihoods(p)
 
     def _first_change(self, cell: int, final: np.ndarray, full: float) -> float:
         """Since when, in the current clear run, the cell has looked as it does now (the

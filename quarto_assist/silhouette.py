@@ -1,0 +1,199 @@
+"""How tall a newly placed piece stands, from the picture before and after it came.
+
+The pixel tracker knows the board as it stood before a placement and after it, from
+the same camera. Where the picture changed around the new piece's cell is the piece's
+silhouette (on a clear, still view nothing else changes), and how far that silhouette
+reaches up along the image of the vertical is the piece's height. Vision's network reads
+height from one picture; from two pictures it is a measurement, and tall pieces stand
+about twice as high as short ones in every set (../shared/QUARTO.md), so the heights
+measured during a game fall into two groups a factor of two apart, whatever the set.
+
+:func:`measure_height` gives the height in cell pitches with its uncertainty, or
+``None`` when the picture cannot tell (a camera looking straight down, a piece hidden).
+:func:`tall_log_odds` turns the heights of the pieces of a game into log odds that a
+piece is tall, with the unknown short height of the set integrated out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: upright strip cut around a cell: pitches across, below and above the cell centre
+SPAN, BELOW, ABOVE = 1.2, 0.6, 2.8
+PX = 24  # strip pixels per pitch
+#: half the width of a piece in pitches (sets: 0.27-0.38) and its spread
+HALF_WIDTH, HALF_WIDTH_SD = 0.32, 0.05
+#: colour change (sum over B, G, R of absolute differences, 0-765) that counts as changed
+CHANGE = 45.0
+#: share of the piece body's change (upper quartile) a pixel must reach: a shadow changes less
+BODY_SHARE = 0.5
+#: the body must change the picture by this many times ``CHANGE`` for its outline to count
+CLEAR_BODY = 1.25
+#: share of the central band (the piece's width) that must have changed in a row of the piece
+COVER = 0.45
+#: image pixels by which a height measurement is uncertain (edges, blur, the piece off centre)
+EDGE_PX = 2.0
+#: tall / short height ratio (QUARTO.md: "roughly twice"); pieces of one kind differ
+#: in measured height by this share
+RATIO, SPREAD = 2.0, 0.12
+#: prior range of the short pieces' height in pitches (catalogue sets: 0.4-0.8)
+SHORT_RANGE = (0.3, 1.2)
+#: spread (pitches) of the offset all measurements of one game share
+OFFSET_SD = 0.35
+#: share of measurements that say nothing, spread over this many pitches
+OUTLIER, OUTLIER_RANGE = 0.15, 4.0
+
+
+@dataclass(frozen=True)
+class Height:
+    """``value`` pitches above the board, ``sd`` its uncertainty; ``at_least``: the top
+    met another piece's picture, so the piece may be taller than measured."""
+
+    value: float
+    sd: float
+    at_least: bool = False
+
+
+def board_homography(centers: np.ndarray) -> np.ndarray | None:
+    """Board units (cells at (i % 4 + 0.5) / 4, (i // 4 + 0.5) / 4) -> image, from the
+    16 cell centres in game order (a symmetry of vision's grid: the geometry is the same)."""
+    from vision.geometry import cell_grid
+
+    H, _ = cv2.findHomography(cell_grid(), np.asarray(centers, float).reshape(16, 2), 0)
+    return H
+
+
+def _strip(image: np.ndarray, centre: np.ndarray, up: np.ndarray, right: np.ndarray, scale: float) -> np.ndarray:
+    """Upright strip (rows from ABOVE down to -BELOW pitches, columns -SPAN/2..SPAN/2) of
+    ``image`` around ``centre``; ``scale`` image pixels per pitch."""
+    w, h = int(round(SPAN * PX)), int(round((ABOVE + BELOW) * PX))
+    step = scale / PX
+    origin = centre - right * (SPAN / 2) * scale + up * ABOVE * scale
+    A = np.c_[right * step, -up * step, origin]
+    return cv2.warpAffine(image, A, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def measure_height(before: np.ndarray, after: np.ndarray, centers: np.ndarray, cell: int,
+                   occupied=()) -> Height | None:
+    """Height of the piece set down on game cell ``cell`` between the frames ``before``
+    and ``after`` ((H, W, 3) uint8, same camera), the board's cell centres ``centers``
+    (16, 2) in game order; ``occupied``: other game cells with a piece on them (a piece
+    standing behind the new one in the picture can hide where its top ends)."""
+    from vision.crops import vertical_displacements
+    from vision.geometry import apply_homography, cell_grid
+
+    centers = np.asarray(centers, float).reshape(16, 2)
+    H = board_homography(centers)
+    if H is None or before.shape != after.shape:
+        return None
+    lift = vertical_displacements(H, after.shape)[cell] * 0.25  # image pixels per pitch of height
+    rise = float(np.hypot(*lift))
+    g = cell_grid()[cell]
+    e = 1e-3
+    p0 = apply_homography(H, [g])[0]
+    J = np.stack([(apply_homography(H, [g + [e, 0]])[0] - p0) / e,
+                  (apply_homography(H, [g + [0, e]])[0] - p0) / e], 1) * 0.25  # pixels per pitch
+    scale = float(np.linalg.svd(J, compute_uv=False)[0])
+    if rise < 1e-6 or scale < 4:
+        return None
+    up = lift / rise
+    right = np.array([-up[1], up[0]])
+    if right[0] < 0:
+        right = -right
+    # the far edge of the top face: half a width back on the board, along ``up``
+    back = float(np.linalg.norm(J.T @ up))  # image pixels along up per pitch on the board, at most
+    a = _strip(before, centers[cell], up, right, scale).astype(np.int16)
+    b = _strip(after, centers[cell], up, right, scale).astype(np.int16)
+    d = np.abs(a - b).sum(axis=2).astype(np.float32)
+    d -= np.median(d)  # a change of light touches the whole strip
+    half = HALF_WIDTH * PX * 0.8
+    mid = SPAN * PX / 2
+    base = int(round(ABOVE * PX))  # the cell centre's row
+    # how much the piece's own body changed the picture: just above its foot, where every
+    # piece stands (a short one reaches at least 0.3 pitch); a shadow changes it less
+    low = max(0, base - int(round((0.3 * rise + HALF_WIDTH * back) / scale * PX)))
+    body = d[low:base + 1, int(mid - half):int(np.ceil(mid + half))]
+    level = float(np.percentile(body, 75)) if body.size else 0.0
+    threshold = max(CHANGE, BODY_SHARE * level)
+    if level < CLEAR_BODY * CHANGE:
+        return None  # the piece hardly differs from what stood there before: no outline to trust
+    changed = cv2.morphologyEx((d > threshold).astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    # the outline of a piece much like the board changes more than its inside: fill holes
+    outside = changed.copy()
+    flood = np.zeros((outside.shape[0] + 2, outside.shape[1] + 2), np.uint8)
+    for x in range(outside.shape[1]):
+        for y in (0, outside.shape[0] - 1):
+            if outside[y, x] == 0:
+                cv2.floodFill(outside, flood, (x, y), 2)
+    changed = (outside != 2).astype(np.uint8)
+    # the piece: the changed region that holds its foot, near the cell centre
+    n, labels = cv2.connectedComponents(changed, connectivity=8)
+    lo_col, hi_col = int(mid - half), int(np.ceil(mid + half))
+    foot = labels[max(0, base - int(0.3 * PX)):base + int(0.3 * PX), lo_col:hi_col]
+    ids, counts = np.unique(foot[foot > 0], return_counts=True)
+    if not len(ids):
+        return None
+    piece = labels == ids[np.argmax(counts)]
+    cover = piece[:, lo_col:hi_col].mean(axis=1)
+    rows = np.flatnonzero(cover >= COVER)
+    if not len(rows):
+        return None
+    top = int(rows[0])
+    if top <= 1:
+        return None  # the strip is too short for this piece: no reading
+    reach = (base - top) / PX * scale  # image pixels from the cell centre to the top
+    h = (reach - HALF_WIDTH * back) / rise
+    sd = float(np.hypot(EDGE_PX, HALF_WIDTH_SD * back)) / rise
+    # another piece behind, in the picture just above where this one ends: the top may be hidden
+    at_least = False
+    for j in occupied:
+        if j == cell:
+            continue
+        v = centers[j] - centers[cell]
+        along, across = float(v @ up), float(abs(v @ right))
+        if across < 0.8 * scale and 0 < along and reach >= along - (HALF_WIDTH + 0.15) * back - 2:
+            at_least = True
+    return Height(float(h), max(sd, 0.03), at_least)
+
+
+def _log_lik(height: Height, mean: np.ndarray) -> np.ndarray:
+    """Log-likelihood of the measured ``height`` for pieces standing ``mean`` pitches high
+    (array): a normal spread (the measurement's, and pieces of one kind differing a little)
+    with a share of ``OUTLIER`` readings that say nothing (a shadow taken for the piece, a
+    piece much like what stood behind it)."""
+    sd = np.hypot(height.sd * (1.5 if height.at_least else 1.0), SPREAD * np.abs(mean))
+    z = (height.value - mean) / sd
+    normal = -0.5 * z * z - np.log(sd * np.sqrt(2 * np.pi))
+    return np.logaddexp(np.log1p(-OUTLIER) + normal, np.log(OUTLIER / OUTLIER_RANGE))
+
+
+def tall_log_odds(heights: dict, tall_prob: dict) -> dict:
+    """Per cell the log odds, from the heights alone, that its piece is tall, given the other
+    pieces' heights. ``heights`` {cell: Height or None}, ``tall_prob`` {cell: vision's
+    probability that it is tall} (for the other pieces: which of the two groups they are
+    likely in). Unknown and integrated out: the short pieces' height ``s`` (tall ones stand
+    ``RATIO`` times as high) and an offset ``o`` shared by every measurement of the game
+    (where the silhouette's top is found against the true top: the top face's far edge,
+    a shadow, a camera angle): a measurement is ``s + o`` or ``RATIO * s + o``."""
+    cells = [c for c, h in heights.items() if h is not None]
+    if not cells:
+        return {}
+    s = np.exp(np.linspace(np.log(SHORT_RANGE[0]), np.log(SHORT_RANGE[1]), 48))[:, None]
+    o = np.linspace(-3 * OFFSET_SD, 3 * OFFSET_SD, 37)[None, :]
+    prior = -0.5 * (o / OFFSET_SD) ** 2 + 0 * s
+    lik = {c: (_log_lik(heights[c], s + o), _log_lik(heights[c], RATIO * s + o)) for c in cells}
+    mix = {}
+    for c in cells:
+        q = float(np.clip(tall_prob.get(c, 0.5), 0.02, 0.98))
+        mix[c] = np.logaddexp(np.log(q) + lik[c][1], np.log(1 - q) + lik[c][0])
+    total = prior + sum(mix.values())
+    out = {}
+    for c in cells:
+        rest = total - mix[c]
+        out[c] = float(np.logaddexp.reduce((rest + lik[c][1]).ravel()) - np.logaddexp.reduce((rest + lik[c][0]).ravel()))
+    return out

@@ -1,0 +1,70 @@
+"""How tall a new piece stands, from the picture before and after it was set down."""
+
+import json
+import os
+
+import cv2
+import numpy as np
+import pytest
+
+from quarto_assist.silhouette import Height, measure_height, tall_log_odds
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GAME = os.path.join(ROOT, "samples", "game04.mp4")
+
+
+def test_heights_split_into_short_and_tall_whatever_the_offset():
+    rng = np.random.default_rng(0)
+    tall = [0, 1, 0, 1, 1, 0, 0, 1]
+    for offset in (-0.3, 0.0, 0.4):
+        heights = {c: Height(0.6 * (1 + b) + offset + rng.normal(0, 0.04), 0.08) for c, b in enumerate(tall)}
+        odds = tall_log_odds(heights, {c: 0.5 for c in heights})
+        assert [int(odds[c] > 1) for c in range(8)] == tall
+        assert all(abs(odds[c]) > 1 for c in range(8))
+
+
+def test_one_height_alone_says_little():
+    odds = tall_log_odds({3: Height(0.9, 0.1)}, {3: 0.5})
+    assert abs(odds[3]) < 1.0
+
+
+def test_nothing_changed_measures_nothing():
+    img = np.full((360, 640, 3), 120, np.uint8)
+    xs, ys = np.meshgrid(np.arange(4), np.arange(4))
+    centers = np.stack([200 + 60 * xs.ravel(), 150 + 40 * ys.ravel()], 1).astype(float)
+    assert measure_height(img, img.copy(), centers, 5) is None
+
+
+@pytest.fixture(scope="module")
+def game():
+    truth = json.load(open(os.path.splitext(GAME)[0] + ".json"))
+    cap = cv2.VideoCapture(GAME)
+    frames = []
+    while True:
+        ok, f = cap.read()
+        if not ok:
+            break
+        frames.append(f)
+    return truth, frames
+
+
+def test_rendered_game_tall_pieces_stand_taller(game):
+    """Every placement of the sample game, measured between the settled views before and
+    after it on the true board: the heights alone name every piece tall or short."""
+    truth, frames = game
+    centers = np.array(truth["cell_centers"], float)
+    before, occupied, heights, tall = 5, [], {}, {}
+    for p in truth["placements"]:
+        after = min(p["settled_frame"] + 3, len(frames) - 1)
+        heights[p["cell"]] = measure_height(frames[before], frames[after], centers, p["cell"], occupied)
+        tall[p["cell"]] = bool(int(p["piece"], 16) & 1)
+        occupied.append(p["cell"])
+        before = after
+    measured = [c for c, h in heights.items() if h is not None]
+    assert len(measured) >= 11
+    odds = tall_log_odds(heights, {c: 0.5 for c in heights})
+    right = sum((odds[c] > 0) == tall[c] for c in measured)
+    assert right >= len(measured) - 1
+    short = [heights[c].value for c in measured if not tall[c]]
+    high = [heights[c].value for c in measured if tall[c]]
+    assert np.median(high) > 1.5 * np.median(short)
