@@ -407,13 +407,16 @@ class PixelTracker(Tracker):
         """(16,) log-likelihoods of the pieces for the piece on ``cell``: vision's reading
         when it was placed, its tall/short weighed with how tall it stands against the other
         pieces of the game (the heights fall into two groups; see ``silhouette``)."""
-        from .silhouette import tall_log_odds
+        from .silhouette import dark_log_odds, tall_log_odds
 
         p = np.clip(np.array(self._probs[cell], float), 0.02, 0.98)
         if self._heights.get(cell) is not None:
             odds = tall_log_odds(self._heights, {c: q[0] for c, q in self._probs.items()})
-            logit = np.log(p[0] / (1 - p[0])) + odds.get(cell, 0.0)
-            p[0] = 1.0 / (1.0 + np.exp(-logit))
+            colours = {c: (h.colour if h is not None else None) for c, h in self._heights.items()}
+            dark = dark_log_odds(colours, {c: q[1] for c, q in self._probs.items()})
+            for k, extra in ((0, odds.get(cell, 0.0)), (1, dark.get(cell, 0.0))):
+                logit = np.log(p[k] / (1 - p[k])) + extra
+                p[k] = 1.0 / (1.0 + np.exp(-logit))
         return piece_log_likelihoods(p)
 
     def _first_change(self, cell: int, final: np.ndarray, full: float) -> float:

@@ -41,6 +41,9 @@ EDGE_PX = 2.0
 RATIO, SPREAD = 2.0, 0.12
 #: prior range of the short pieces' height in pitches (catalogue sets: 0.4-0.8)
 SHORT_RANGE = (0.3, 1.2)
+#: least spread (Lab units, per channel) of one kind's colour in a game, and the most a
+#: colour may say (log odds): lighting differs across the board
+COLOUR_SD, COLOUR_CAP = 6.0, 4.0
 #: spread (pitches) of the offset all measurements of one game share
 OFFSET_SD = 0.35
 #: share of measurements that say nothing, spread over this many pitches
@@ -50,11 +53,13 @@ OUTLIER, OUTLIER_RANGE = 0.15, 4.0
 @dataclass(frozen=True)
 class Height:
     """``value`` pitches above the board, ``sd`` its uncertainty; ``at_least``: the top
-    met another piece's picture, so the piece may be taller than measured."""
+    met another piece's picture, so the piece may be taller than measured; ``colour``: the
+    median CIE Lab colour (L 0-100) of the piece's silhouette, or ``None``."""
 
     value: float
     sd: float
     at_least: bool = False
+    colour: tuple | None = None
 
 
 def board_homography(centers: np.ndarray) -> np.ndarray | None:
@@ -107,7 +112,8 @@ def measure_height(before: np.ndarray, after: np.ndarray, centers: np.ndarray, c
     # the far edge of the top face: half a width back on the board, along ``up``
     back = float(np.linalg.norm(J.T @ up))  # image pixels along up per pitch on the board, at most
     a = _strip(before, centers[cell], up, right, scale).astype(np.int16)
-    b = _strip(after, centers[cell], up, right, scale).astype(np.int16)
+    b8 = _strip(after, centers[cell], up, right, scale)
+    b = b8.astype(np.int16)
     d = np.abs(a - b).sum(axis=2).astype(np.float32)
     d -= np.median(d)  # a change of light touches the whole strip
     half = HALF_WIDTH * PX * 0.8
@@ -158,7 +164,14 @@ def measure_height(before: np.ndarray, after: np.ndarray, centers: np.ndarray, c
         along, across = float(v @ up), float(abs(v @ right))
         if across < 0.8 * scale and 0 < along and reach >= along - (HALF_WIDTH + 0.15) * back - 2:
             at_least = True
-    return Height(float(h), max(sd, 0.03), at_least)
+    # the piece's colour: its silhouette between the foot and the top, in the central band
+    body_mask = np.zeros_like(piece)
+    body_mask[top:base, lo_col:hi_col] = piece[top:base, lo_col:hi_col]
+    colour = None
+    if body_mask.sum() >= 12:
+        lab = cv2.cvtColor(b8.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+        colour = tuple(float(v) for v in np.median(lab[body_mask], axis=0))
+    return Height(float(h), max(sd, 0.03), at_least, colour)
 
 
 def _log_lik(height: Height, mean: np.ndarray) -> np.ndarray:
@@ -196,4 +209,33 @@ def tall_log_odds(heights: dict, tall_prob: dict) -> dict:
     for c in cells:
         rest = total - mix[c]
         out[c] = float(np.logaddexp.reduce((rest + lik[c][1]).ravel()) - np.logaddexp.reduce((rest + lik[c][0]).ravel()))
+    return out
+
+
+def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
+    """Per cell the log odds, from the silhouettes' colours alone, that its piece is the
+    dark kind, given the other pieces' colours. ``colours`` {cell: Lab triple or None},
+    ``dark_prob`` {cell: vision's probability that it is dark}, which says which of the two
+    colours of the set each other piece is likely to have. A set has two colours; the game's
+    pieces show them, in this light and from this camera: the new piece is weighed against
+    the mean colour of each kind so far (weighted by vision), with the spread seen within
+    the kinds (at least ``COLOUR_SD``). Nothing is said until both kinds have been seen."""
+    cells = [c for c, v in colours.items() if v is not None]
+    out = {}
+    for c in cells:
+        others = [o for o in cells if o != c]
+        if len(others) < 2:
+            continue
+        x = np.array([colours[o] for o in others], float)
+        q = np.clip(np.array([dark_prob.get(o, 0.5) for o in others], float), 0.02, 0.98)
+        wd, wl = q.sum(), (1 - q).sum()
+        if wd < 0.8 or wl < 0.8:
+            continue
+        md = (q[:, None] * x).sum(0) / wd
+        ml = ((1 - q)[:, None] * x).sum(0) / wl
+        spread = ((q[:, None] * (x - md) ** 2).sum() + ((1 - q)[:, None] * (x - ml) ** 2).sum()) / (3 * (wd + wl))
+        var = max(float(spread), COLOUR_SD ** 2)
+        v = np.asarray(colours[c], float)
+        llr = (((v - ml) ** 2).sum() - ((v - md) ** 2).sum()) / (2 * var)
+        out[c] = float(np.clip(llr, -COLOUR_CAP, COLOUR_CAP))
     return out

@@ -68,3 +68,19 @@ def test_rendered_game_tall_pieces_stand_taller(game):
     short = [heights[c].value for c in measured if not tall[c]]
     high = [heights[c].value for c in measured if tall[c]]
     assert np.median(high) > 1.5 * np.median(short)
+
+
+def test_colour_sides_with_the_kind_it_looks_like():
+    from quarto_assist.silhouette import dark_log_odds
+
+    rng = np.random.default_rng(1)
+    red, green = np.array([50.0, 60.0, 45.0]), np.array([40.0, -35.0, 25.0])
+    colours, vision = {}, {}
+    for c in range(8):
+        dark = c % 2 == 1
+        colours[c] = tuple((green if dark else red) + rng.normal(0, 3, 3))
+        vision[c] = 0.7 if dark else 0.3  # vision unsure, but leaning the right way
+    odds = dark_log_odds(colours, vision)
+    assert all((odds[c] > 2) == (c % 2 == 1) for c in range(8))
+    # until both kinds have been seen, the colour says nothing
+    assert dark_log_odds({0: colours[0], 2: colours[2], 4: colours[4]}, {0: 0.1, 2: 0.1, 4: 0.1}) == {}
