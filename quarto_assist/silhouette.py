@@ -41,6 +41,8 @@ EDGE_PX = 2.0
 RATIO, SPREAD = 2.0, 0.12
 #: prior range of the short pieces' height in pitches (catalogue sets: 0.4-0.8)
 SHORT_RANGE = (0.3, 1.2)
+#: the silhouette's colour is taken over its pixels above this percentile of lightness
+LIT_SHARE = 50
 #: least spread (Lab units, per channel) of one kind's colour in a game, and the most a
 #: colour may say (log odds): lighting differs across the board
 COLOUR_SD, COLOUR_CAP = 6.0, 4.0
@@ -54,7 +56,7 @@ OUTLIER, OUTLIER_RANGE = 0.15, 4.0
 class Height:
     """``value`` pitches above the board, ``sd`` its uncertainty; ``at_least``: the top
     met another piece's picture, so the piece may be taller than measured; ``colour``: the
-    median CIE Lab colour (L 0-100) of the piece's silhouette, or ``None``."""
+    median CIE Lab colour (L 0-100) of the lit part of the piece's silhouette, or ``None``."""
 
     value: float
     sd: float
@@ -169,8 +171,14 @@ def measure_height(before: np.ndarray, after: np.ndarray, centers: np.ndarray, c
     body_mask[top:base, lo_col:hi_col] = piece[top:base, lo_col:hi_col]
     colour = None
     if body_mask.sum() >= 12:
-        lab = cv2.cvtColor(b8.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-        colour = tuple(float(v) for v in np.median(lab[body_mask], axis=0))
+        lab = cv2.cvtColor(b8.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)[body_mask]
+        # surely the piece: where the picture changed most (a shadow changes it less) ...
+        strong = d[body_mask] >= np.percentile(d[body_mask], 50)
+        lab = lab[strong]
+        # ... and of that the lit part: a light piece's side in its own shade can look as
+        # dark as a dark piece's, its lit top or side does not
+        lit = lab[lab[:, 0] >= np.percentile(lab[:, 0], LIT_SHARE)]
+        colour = tuple(float(v) for v in np.median(lit, axis=0))
     return Height(float(h), max(sd, 0.03), at_least, colour)
 
 
