@@ -204,7 +204,6 @@ class PixelTracker(Tracker):
         if self.baseline is None:  # after the board was moved: this still view is the game as it was
             self.baseline = mean.copy()
             self._base_frame = None if self._frame is None else self._frame.copy()
-            self._heights = {c: None for c in self._heights}  # measured on the board as it stood
             return []
         return self._compare(t, win, mean)
 
