@@ -13,11 +13,13 @@ right (hidden cells are not scored).
 
 ``--board found``: the board the pipeline finds (``Recognizer.find_board``, cached in
 ``/tmp/pieces_eval_found`` keyed by image and the board finder's files) instead of the truth
-board; cells are matched to truth by centre as ``quarto-assist evaluate`` does (a cell more
-than half a pitch from its true centre is wrong) and a board not found counts every cell
-wrong; the figures on the found boards alone are printed too. ``--net FILE`` reads with
-another piece network (e.g. a development run's), ``--by-tilt`` adds occupancy and cells
-fully right per camera-tilt band (truth ``camera.tilt_deg``).
+board; every reading is scored by ``vision.evaluation.score_reading`` and summed by its
+``summarize``, as ``quarto-assist evaluate`` does (cells matched to truth by centre, a
+cell more than half a pitch from its true centre is wrong, a board not found counts every
+cell wrong); the figures on the found boards alone are printed too. ``--net FILE`` reads
+with another piece network (e.g. a development run's), ``--by-tilt`` adds the occupancy
+of cells behind a tall piece and the figures per camera-tilt band of
+``vision.evaluation.breakdown``.
 
 On ``--train`` folders: image-grouped 5-fold cross-validation of the training recipe
 (``vision.training.train``), so the figure is for images the models did not see. On
@@ -43,7 +45,6 @@ sys.path.insert(0, ROOT)
 
 CACHE = "/tmp/pieces_eval_cache"
 FOUND_CACHE = "/tmp/pieces_eval_found"
-TILT_BANDS = (0, 10, 20, 35, 45, 90)
 
 
 def truth_jsons(folder: str) -> list[str]:
@@ -125,85 +126,88 @@ def found_board(path: str, settings):
     return np.asarray(doc["homography"], float), np.asarray(doc["cell_centers"], float)
 
 
+def _row(path: str, cells, centres, found: bool = True, hidden_also=None) -> dict:
+    """The :func:`vision.evaluation.score_reading` row of a reading (``cells`` at
+    ``centres``, image pixels) of the truth image ``path``; ``hidden_also`` (16,) bool in
+    truth order: cells left out of the score besides those the truth hides."""
+    from vision.evaluation import load_truth, score_reading
+    from vision.reading import BoardReading
+
+    truth = load_truth(path)
+    if hidden_also is not None:
+        truth = dict(truth, hidden=[bool(h) or bool(x) for h, x in
+                                    zip(truth.get("hidden") or [False] * 16, hidden_also)])
+    reading = BoardReading(found=found, cell_centers=None if centres is None else np.asarray(centres, float),
+                           cells=list(cells) if cells is not None else None)
+    row = score_reading(reading, truth, 0.0)
+    row["path"] = path
+    return row
+
+
 def found_results(folder, settings, models, threshold):
-    """Per image with a board: ``(path, pred cells in truth order ("far": not read), truth
-    pieces, hidden, found)`` with the board the pipeline finds."""
-    from vision.evaluation import _truth_piece, load_truth
+    """Per image with a board: ``(path, cells (the reading's order), centres (image
+    pixels) or None when no board is found)`` with the board the pipeline finds."""
+    from vision.evaluation import load_truth
     from vision.features import cell_features
     from vision.image import load_image
     from vision.reading import BoardReading
-    from scipy.optimize import linear_sum_assignment
 
     out = []
     for path in truth_jsons(folder):
         truth = load_truth(path)
         if not truth["board_found_expected"] or len(truth.get("cell_centers") or []) != 16:
             continue
-        pieces = [_truth_piece(c) for c in truth["cells"]]
-        hidden = np.array(truth.get("hidden") or [False] * 16, bool)
         fb = found_board(path, settings)
         if fb is None:
-            out.append((path, ["far"] * 16, pieces, hidden, False))
+            out.append((path, None, None))
             continue
         H, centres = fb
         img = load_image(os.path.join(os.path.dirname(path), truth["image"]), settings.image)
         X = cell_features(img, BoardReading(found=True, homography=H, cell_centers=centres), settings)
-        cells = read(models, X, threshold)[0]
-        tc = np.asarray(truth["cell_centers"], float)
-        d = np.hypot(tc[:, None, 0] - centres[None, :, 0], tc[:, None, 1] - centres[None, :, 1])
-        ti, pj = linear_sum_assignment(d)
-        pitch = float(np.median(np.sort(np.hypot(*(tc[:, None] - tc[None]).T), axis=1)[:, 1]))
-        pred = ["far"] * 16
-        for i, j in zip(ti, pj):
-            if d[i, j] < 0.5 * pitch:
-                pred[i] = cells[j]
-        out.append((path, pred, pieces, hidden, True))
+        out.append((path, read(models, X, threshold)[0], centres))
     return out
+
+
+def behind_tall(path: str) -> np.ndarray:
+    """``(16,)`` bool: cells (truth order) that a tall piece in front covers in the picture
+    (``vision.crops.front_weights`` >= 0.5 from a cell holding a tall piece; board from truth)."""
+    import cv2
+
+    from vision.crops import front_weights
+    from vision.evaluation import _truth_piece, load_truth
+    from vision.geometry import cell_grid
+
+    truth = load_truth(path)
+    H, _ = cv2.findHomography(cell_grid(), np.asarray(truth["cell_centers"], float))
+    W = front_weights(H, (truth.get("height") or 720, truth.get("width") or 1280))
+    pieces = [_truth_piece(c) for c in truth["cells"]]
+    tall = np.array([p is not None and bool(p & 1) for p in pieces])
+    return (W * tall[None, :]).max(1) >= 0.5
+
+
+def show_by_tilt(results):
+    """results: (path, cells, centres). Occupancy of the cells behind a tall piece (low
+    cameras: the piece covers them), then the summary per camera-tilt band of
+    ``vision.evaluation.breakdown``."""
+    from vision.evaluation import breakdown
+
+    for label, low in (("tilt < 35", False), ("tilt >= 35", True)):
+        rows = [_row(p, c, x, c is not None, ~behind_tall(p)) for p, c, x in results
+                if (tilt_of(p) >= 35) == low]
+        rows = [r for r in rows if r["board_found"]]
+        n = sum(r["cells_scored"] for r in rows)
+        if n:
+            ok = sum(r["occupancy_right"] for r in rows)
+            print(f"    {label}: cells behind a tall piece {n:4d}, occupancy right {100 * ok / n:5.1f} %")
+    for band, s in breakdown([_row(p, c, x, c is not None) for p, c, x in results])["tilt"].items():
+        print(f"    tilt {band:9s} {s['positives']:4d} img  occ {_pct(s['occupancy_pct'])}  "
+              f"tall {_pct(s['tall_pct'])}  cells {_pct(s['cells_right_pct'])}  boards {_pct(s['boards_right_pct'])}")
 
 
 def tilt_of(path: str) -> float:
     from vision.evaluation import load_truth
 
     return float(((load_truth(path).get("camera") or {}).get("tilt_deg")) or float("nan"))
-
-
-def behind_tall(path: str, truth_pieces) -> np.ndarray:
-    """``(16,)`` bool: cells (truth order) that a tall piece in front covers in the picture
-    (``vision.crops.front_weights`` >= 0.5 from a cell holding a tall piece; board from truth)."""
-    import cv2
-
-    from vision.crops import front_weights
-    from vision.evaluation import load_truth
-    from vision.geometry import cell_grid
-
-    truth = load_truth(path)
-    H, _ = cv2.findHomography(cell_grid(), np.asarray(truth["cell_centers"], float))
-    W = front_weights(H, (truth.get("height") or 720, truth.get("width") or 1280))
-    tall = np.array([p is not None and bool(p & 1) for p in truth_pieces])
-    return (W * tall[None, :]).max(1) >= 0.5
-
-
-def show_by_tilt(rows):
-    """rows: (path, pred, truth, hidden). Occupancy and cells fully right per tilt band;
-    occupancy of the cells behind a tall piece (low cameras: the piece covers them)."""
-    tilts = np.array([tilt_of(r[0]) for r in rows])
-    for label, sel in (("tilt < 35", tilts < 35), ("tilt >= 35", tilts >= 35)):
-        ok = n = 0
-        for r in (r for r, s in zip(rows, sel) if s):
-            path, pred, truth, hidden = r
-            for i in np.flatnonzero(behind_tall(path, truth) & ~np.asarray(hidden, bool)):
-                if pred[i] != "far":
-                    n += 1
-                    ok += (pred[i] is None) == (truth[i] is None)
-        if n:
-            print(f"    {label}: cells behind a tall piece {n:4d}, occupancy right {100 * ok / n:5.1f} %")
-    for lo, hi in zip(TILT_BANDS[:-1], TILT_BANDS[1:]):
-        sel = [r[1:4] for r, t in zip(rows, tilts) if lo <= t < hi]
-        if sel:
-            s = score(sel)
-            print(f"    tilt {lo:2d}-{hi:2d} deg  {s['images']:4d} img  occ {100 * s['occupancy']:5.1f}  "
-                  f"tall {100 * s['tall']:5.1f}  cells {100 * s['cells_right']:5.1f}  "
-                  f"boards {100 * s['boards_right']:5.1f}")
 
 
 def collect(folders, settings, augment: int = 0):
@@ -232,37 +236,24 @@ def read(models, X, threshold):
     return assign_pieces(probs[:, 0] > threshold, probs[:, 1:]), probs
 
 
-def score(results) -> dict:
-    """results: list of (pred cells, truth pieces, hidden)."""
-    occ = att = full = boards = n_cells = 0
-    att_n = 0
-    att_ok = np.zeros(4)
-    for pred, truth, hidden in results:
-        board_ok = True
-        for i in range(16):
-            if hidden[i]:
-                continue
-            n_cells += 1
-            if pred[i] == "far":  # not read (board not found, or the cell far from its true place)
-                board_ok = False
-                continue
-            occ += (pred[i] is None) == (truth[i] is None)
-            if pred[i] is not None and truth[i] is not None:
-                att_n += 1
-                att_ok += [((pred[i] >> b) & 1) == ((truth[i] >> b) & 1) for b in range(4)]
-            ok = pred[i] == truth[i]
-            full += ok
-            board_ok &= ok
-        boards += board_ok
-    return {"images": len(results), "occupancy": occ / max(n_cells, 1),
-            **{a: att_ok[k] / max(att_n, 1) for k, a in enumerate(("tall", "dark", "square", "hollow"))},
-            "cells_right": full / max(n_cells, 1), "boards_right": boards / max(len(results), 1)}
+def _pct(v) -> str:
+    return "    -" if v is None else f"{v:5.1f}"
 
 
-def show(name, s):
-    print(f"{name:40s} {s['images']:4d} img  occ {100 * s['occupancy']:5.1f}  tall {100 * s['tall']:5.1f}  "
-          f"dark {100 * s['dark']:5.1f}  square {100 * s['square']:5.1f}  hollow {100 * s['hollow']:5.1f}  "
-          f"cells {100 * s['cells_right']:5.1f}  boards {100 * s['boards_right']:5.1f}")
+def show(name, rows):
+    """One line: ``vision.evaluation.summarize`` of ``rows`` (score_reading rows)."""
+    from vision.evaluation import summarize
+
+    s = summarize(rows)
+    print(f"{name:40s} {s['positives']:4d} img  occ {_pct(s['occupancy_pct'])}  tall {_pct(s['tall_pct'])}  "
+          f"dark {_pct(s['dark_pct'])}  square {_pct(s['square_pct'])}  hollow {_pct(s['hollow_pct'])}  "
+          f"cells {_pct(s['cells_right_pct'])}  boards {_pct(s['boards_right_pct'])}")
+
+
+def truth_centres(path: str) -> np.ndarray:
+    from vision.evaluation import load_truth
+
+    return np.asarray(load_truth(path)["cell_centers"], float)
 
 
 def main() -> int:
@@ -276,15 +267,13 @@ def main() -> int:
     ap.add_argument("-C", type=float, default=None, help="regularisation (default: the training recipe's)")
     ap.add_argument("--board", choices=("truth", "found"), default="truth",
                     help="board from truth (default) or as the pipeline finds it (--test folders only)")
-    ap.add_argument("--net", metavar="ONNX", help="piece network file (default: the shipped vision/piece_net.onnx)")
+    ap.add_argument("--net", metavar="ONNX", nargs="+",
+                    help="piece network file(s) (default: the shipped vision/piece_net.onnx); with several, the "
+                         "--test folders are read with each in turn, on the same found boards")
     ap.add_argument("--by-tilt", action="store_true", help="also occupancy and cells per camera-tilt band")
     args = ap.parse_args()
-    if args.net:
-        import vision.net
-
-        vision.net._default = vision.net.PieceNet(args.net)
-        with open(args.net, "rb") as fh:
-            _net_digest.value = hashlib.sha1(fh.read()).hexdigest()
+    nets = args.net or [None]
+    use_net(nets[0])
 
     from vision.attributes import models_from_dict
     from vision.settings import VisionSettings
@@ -305,8 +294,8 @@ def main() -> int:
             models = models_from_dict(train(X, Y, **kw))
             for d, g in zip(train_data, groups):
                 if g == f:
-                    results.append((read(models, d[1], thr)[0], d[4], d[3]))
-        show(f"train CV ({args.folds}-fold by image)", score(results))
+                    results.append(_row(d[0], read(models, d[1], thr)[0], truth_centres(d[0])))
+        show(f"train CV ({args.folds}-fold by image)", results)
     if args.fit:
         X, Y = stack(train_data)
         models = models_from_dict(train(X, Y, **kw))
@@ -315,25 +304,44 @@ def main() -> int:
             models = models_from_dict(json.load(fh)["models"])
     else:
         models = models_from_dict(settings.attributes)
+    for k, net in enumerate(nets if args.test else []):
+        if k:
+            use_net(net)
+        if net is not None and len(nets) > 1:
+            print(f"network {net}:")
+        test(args, settings, models, thr)
+    return 0
+
+
+def use_net(path: str | None) -> None:
+    """Read pieces with the network ``path`` (None: the shipped one)."""
+    import vision.net
+
+    if path is None:
+        return
+    vision.net._default = vision.net.PieceNet(path)
+    with open(path, "rb") as fh:
+        _net_digest.value = hashlib.sha1(fh.read()).hexdigest()
+
+
+def test(args, settings, models, thr) -> None:
+    """The figures on every ``--test`` folder."""
     for folder in args.test:
         if args.board == "found":
-            rows = found_results(folder, settings, models, thr)
-            show(os.path.relpath(folder) + " (found)", score([r[1:4] for r in rows]))
-            show("  on the boards found", score([r[1:4] for r in rows if r[4]]))
-            paths = [r[0] for r in rows]
-            rows = [r[:4] for r in rows]
+            results = found_results(folder, settings, models, thr)
+            rows = [_row(p, c, x, c is not None) for p, c, x in results]
+            show(os.path.relpath(folder) + " (found)", rows)
+            show("  on the boards found", [r for r in rows if r["board_found"]])
         else:
-            data = collect([folder], settings)
-            rows = [(d[0], read(models, d[1], thr)[0], d[4], d[3]) for d in data]
-            show(os.path.relpath(folder), score([r[1:4] for r in rows]))
-            paths = [d[0] for d in data]
-        subs = sorted({os.path.dirname(p) for p in paths})
+            results = [(d[0], read(models, d[1], thr)[0], truth_centres(d[0])) for d in collect([folder], settings)]
+            rows = [_row(p, c, x) for p, c, x in results]
+            show(os.path.relpath(folder), rows)
+        subs = sorted({os.path.dirname(r["path"]) for r in rows})
         if len(subs) > 1:
             for sub in subs:
-                show("  " + os.path.basename(sub), score([r[1:4] for r in rows if os.path.dirname(r[0]) == sub]))
+                show("  " + os.path.basename(sub), [r for r in rows if os.path.dirname(r["path"]) == sub])
         if args.by_tilt:
-            show_by_tilt(rows)
-    return 0
+            show_by_tilt(results)
 
 
 if __name__ == "__main__":

@@ -144,7 +144,8 @@ def vertical_displacements(H: np.ndarray, image_shape, focal: float | None = Non
     return (q[:, :2] / q[:, 2:3] - p[:, :2] / p[:, 2:3]) / eps
 
 
-def vertical_directions(H: np.ndarray, image_shape, focal: float | None = None) -> np.ndarray:
+def vertical_directions(H: np.ndarray, image_shape, focal: float | None = None,
+                        lean: np.ndarray | None = None) -> np.ndarray:
     """``(16, 2)`` unit image directions of the vertical (up from the board) at each cell.
 
     The pose is decomposed from ``H`` with a guessed camera (principal point at the
@@ -154,10 +155,11 @@ def vertical_directions(H: np.ndarray, image_shape, focal: float | None = None) 
     projected (:func:`vertical_displacements`). Near a top-down view pieces then lean
     away from the principal point, as they do in the picture. A fixed share of the width
     (0.75, sessions 1-3) put the vertical 20-50 degrees off in a 3:4 photo cut from a
-    wide camera's; the board's own focal length keeps it within a few degrees."""
+    wide camera's; the board's own focal length keeps it within a few degrees. ``lean``:
+    :func:`vertical_displacements` already computed for this board and image."""
     from vision.geometry import apply_homography, cell_grid
 
-    d = vertical_displacements(H, image_shape, focal) * 0.05
+    d = (vertical_displacements(H, image_shape, focal) if lean is None else np.asarray(lean, float)) * 0.05
     p0 = apply_homography(H, cell_grid())
     n = np.hypot(d[:, 0], d[:, 1])
     out = np.where(n[:, None] > 1e-9, d / np.maximum(n, 1e-9)[:, None], np.array([0.0, -1.0]))
@@ -167,7 +169,7 @@ def vertical_directions(H: np.ndarray, image_shape, focal: float | None = None) 
     return out
 
 
-def front_weights(H: np.ndarray, image_shape, reach: float = 2.0) -> np.ndarray:
+def front_weights(H: np.ndarray, image_shape, reach: float = 2.0, lean: np.ndarray | None = None) -> np.ndarray:
     """``(16, 16)`` float32: how much the piece on cell ``j`` may stand in front of cell
     ``i`` in the picture (row ``i``, column ``j``; neighbours only, 0 elsewhere).
 
@@ -177,12 +179,13 @@ def front_weights(H: np.ndarray, image_shape, reach: float = 2.0) -> np.ndarray:
     the neighbour's distance in the image (low cameras). Weight: ``max(0, 2 cos - 1)``
     of the angle between the lean and the step from ``j`` to ``i``, times that length
     ratio (capped at ``reach``). The piece network reads each cell with the description
-    of the cells in front of it weighted so (a cell behind a tall piece is covered by it)."""
+    of the cells in front of it weighted so (a cell behind a tall piece is covered by it).
+    ``lean``: :func:`vertical_displacements` already computed for this board and image."""
     from vision.geometry import apply_homography, cell_grid
 
     g = cell_grid()
     p = apply_homography(H, g)
-    lean = vertical_displacements(H, image_shape) * 0.25  # image pixels per pitch of height
+    lean = (vertical_displacements(H, image_shape) if lean is None else np.asarray(lean, float)) * 0.25  # px per pitch
     d = p[:, None, :] - p[None, :, :]  # [i, j]: from j to i
     dist = np.hypot(d[..., 0], d[..., 1])
     ln = np.hypot(lean[:, 0], lean[:, 1])  # per j

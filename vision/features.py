@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from vision.crops import (CROP_FEATURE_NAMES, cell_crops, crop_features, front_weights, top_down_patches,
-                          vertical_directions)
+                          vertical_directions, vertical_displacements)
 from vision.geometry import PITCH, apply_homography, cell_grid
 from vision.net import NET_FEATURE_NAMES, default_net
 from vision.lattice import sample
@@ -254,7 +254,8 @@ class LocalView:
     ``up`` (16, 2) image vectors of one board unit of height.
     """
 
-    def __init__(self, H: np.ndarray, image_shape=None, low_tilt: tuple[float, float] = (8.0, 24.0)):
+    def __init__(self, H: np.ndarray, image_shape=None, low_tilt: tuple[float, float] = (8.0, 24.0),
+                 lean: np.ndarray | None = None):
         self.H = np.asarray(H, float)
         g = cell_grid()
         e = 1e-3
@@ -277,7 +278,8 @@ class LocalView:
             # ``low_tilt[0]``), and let "away" follow the lean
             from vision.crops import vertical_displacements
 
-            persp = vertical_displacements(H, image_shape)  # (16, 2) pixels per board unit up
+            # (16, 2) pixels per board unit up (``lean``: already computed by the caller)
+            persp = vertical_displacements(H, image_shape) if lean is None else np.asarray(lean, float)
             w = np.clip((self.tilt_deg - low_tilt[0]) / (low_tilt[1] - low_tilt[0]), 0.0, 1.0)[:, None]
             self.up = w * self.up + (1.0 - w) * persp
             away_p = np.linalg.solve(J, persp[:, :, None])[:, :, 0]
@@ -310,17 +312,19 @@ REGION_MARGIN_PITCH = 1.5
 REGION_HEIGHT = 0.75
 
 
-def board_region(H: np.ndarray, shape) -> tuple[float, float, float, float]:
+def board_region(H: np.ndarray, shape, lean: np.ndarray | None = None) -> tuple[float, float, float, float]:
     """Box (x0, y0, x1, y1) of pixels of an image of ``shape`` that reading the pieces of
     the board ``H`` (unit square -> pixels) can look at: the board grown by
     ``REGION_MARGIN_PITCH`` pitches, and every cell raised by ``REGION_HEIGHT`` with that
-    margin around it (not clipped to the image)."""
+    margin around it (not clipped to the image). ``lean``: ``vision.crops.vertical_displacements``
+    of ``H`` on ``shape`` when the caller has it."""
     from vision.crops import vertical_displacements
 
     m = REGION_MARGIN_PITCH * 0.25
     ring = apply_homography(H, np.array([[-m, -m], [1 + m, -m], [1 + m, 1 + m], [-m, 1 + m]]))
     pitch = float(np.max(np.linalg.norm(np.diff(ring, axis=0), axis=1))) / (4 + 8 * m)
-    tops = apply_homography(H, cell_grid()) + REGION_HEIGHT * vertical_displacements(H, shape)
+    lean = vertical_displacements(H, shape) if lean is None else lean
+    tops = apply_homography(H, cell_grid()) + REGION_HEIGHT * lean
     pts = np.vstack([ring, tops - REGION_MARGIN_PITCH * pitch, tops + REGION_MARGIN_PITCH * pitch])
     return float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())
 
@@ -355,7 +359,10 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     network also reads the board mirrored, default ``settings.pieces.mirror_average``).
     Returns ``(16, D)``."""
     ps = settings.pieces
-    view = LocalView(H, work.shape)
+    # how far up the picture a unit of height goes at every cell: computed once, used by
+    # the local view, the region, the crops and the front weights
+    lean = vertical_displacements(H, work.shape)
+    view = LocalView(H, work.shape, lean=lean)
     tilt = float(np.median(view.tilt_deg))
     sampler = _Sampler(work)
 
@@ -373,7 +380,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     # the light's contrast, over the part of the picture the board and its pieces take
     # (not the whole frame: what lies far from the board says nothing about the pieces, and
     # the per-frame step shrinks only this part of the frame)
-    x0, y0, x1, y1 = _region_pixels(board_region(H, work.shape), work.shape)
+    x0, y0, x1, y1 = _region_pixels(board_region(H, work.shape, lean), work.shape)
     lo, mid, hi = np.percentile(frame_grey[y0:y1:4, x0:x1:4], [5, 50, 95]) * (100.0 / 255.0)
     contrast = max(hi - lo, 10.0)
 
@@ -508,10 +515,10 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     for name, v in cols.items():
         out[:, FEATURE_INDEX[name]] = v
     k0 = FEATURE_INDEX[CROP_FEATURE_NAMES[0]]
-    crops = cell_crops(work, H, vertical_directions(H, work.shape))
+    crops = cell_crops(work, H, vertical_directions(H, work.shape, lean=lean))
     out[:, k0:k0 + len(CROP_FEATURE_NAMES)] = crop_features(crops, top_down_patches(frame_grey, H))
     k1 = FEATURE_INDEX[NET_FEATURE_NAMES[0]]
-    net, front = default_net(), front_weights(H, work.shape)
+    net, front = default_net(), front_weights(H, work.shape, lean=lean)
     logits = net.logits(crops, front)
     if (ps.mirror_average if mirror is None else mirror):
         # which cells stand in front of which does not change in a mirror; the network
