@@ -39,11 +39,12 @@ def test_shipped_network_runs_without_torch():
 def test_network_reads_the_committed_test_images():
     """Board from truth, the network alone with the joint assignment, on the 11 committed
     images with a board (176 visible cells; never used in training). Measured with the
-    shipped network (2026-11-30, session 4, retrained on crops cut along the vertical of
-    the board's own focal length): cells fully right 82.9 % (146; the first session-4
-    network 151, the session-3 one 156: seeds alone move this by a few cells; through the
-    whole pipeline on the 208 held-out renders it reads 76.5 % of cells against 76.3 %);
-    the thresholds leave a few cells for a retrained network and fail a broken one."""
+    shipped network (2026-11-30, session 5, trained with the crops moved at random,
+    ``vision.net_training.warp``): cells fully right 88.6 % (156; occupancy 175), the
+    session-4 network 146 (83.0 %, occupancy 173), the first session-4 network 151, the
+    session-3 one 156: seeds alone move this by a few cells. The floor was 81 % and is
+    85 % now (the new network clears it by 6 cells), so a retrained network has a few
+    cells of room and a broken one fails."""
     crops, fronts, Y, paths = gather([TEST_DATA], VisionSettings(), 1, progress=False)
     assert len(paths) == 11
     net = PieceNet()
@@ -63,7 +64,7 @@ def test_network_reads_the_committed_test_images():
 
 
 OCCUPANCY_MIN = 0.96
-CELLS_MIN = 0.81
+CELLS_MIN = 0.85
 
 
 def test_corrupt_network_file_gives_a_clear_error(tmp_path):
@@ -93,3 +94,28 @@ def test_default_models_average_their_score_with_the_network():
         assert np.allclose(m.decision(X, FEATURE_NAMES), expected)
     # averaging again (after retraining the network) does not stack a second time
     assert with_net(with_net(dicts, 0.5), 0.5) == with_net(dicts, 0.5)
+
+
+def test_a_network_without_the_front_input_is_read_once_and_still_reads(tmp_path, monkeypatch):
+    # networks before session 4 take the crops alone: the reader tells them by the graph's
+    # inputs, not by a failed trial run and a second reading of the file
+    torch = pytest.importorskip("torch")
+    import cv2
+
+    from vision.net_training import build_model
+
+    torch.manual_seed(0)
+    model = build_model(front=False).eval()
+    path = str(tmp_path / "old.onnx")
+    torch.onnx.export(model, (torch.zeros(16, 3, 64, 32),), path, input_names=["crops"], output_names=["logits"],
+                      opset_version=17, dynamo=False)
+    reads = []
+    real = cv2.dnn.readNetFromONNX
+    monkeypatch.setattr(cv2.dnn, "readNetFromONNX", lambda p, **k: reads.append(p) or real(p, **k))
+    old = PieceNet(path)
+    assert len(reads) == 1 and not old.has_front
+    crops = np.random.default_rng(0).integers(0, 256, (16, 64, 32, 3), dtype=np.uint8)
+    with torch.no_grad():
+        ref = model(torch.from_numpy(((crops.transpose(0, 3, 1, 2) / 255.0) - 0.5).astype(np.float32))).numpy()
+    np.testing.assert_allclose(old.logits(crops, np.ones((16, 16))), ref, atol=1e-4)
+    assert PieceNet().has_front
