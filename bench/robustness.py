@@ -1,6 +1,7 @@
 """How the whole pipeline holds up when the picture changes in ways real use brings.
 
     python bench/robustness.py DIR [DIR...] [--variants portrait,mirror,...] [--limit N]
+                               [--set SECTION.NAME=VALUE ...]
 
 Each image with truth (``NNNN.json``) is analysed as rendered and after each variant; the
 truth's cell centres are moved with the picture, and the usual measures are printed
@@ -12,6 +13,9 @@ Variants:
   so compare with ``cut_off`` in the output);
 - ``mirror``: left and right swapped (an equally real scene);
 - ``rot180``: the camera mounted upside down; ``rot90``: turned on its side;
+  ``rot45``: turned 45 degrees about the picture's centre, same size (as a camera at the
+  table's corner sees the board, the corners left black; a board the turn cuts counts
+  as cut off);
 - ``grey``: a black-and-white camera; ``jpeg20``: heavy compression;
 - ``half``: half the resolution (a 640x360 webcam); ``dark``: a third of the light;
 - ``warm``: a warm lamp's colour cast.
@@ -38,6 +42,14 @@ def _portrait(im, truth):
     return im[:, x0:x0 + pw].copy(), np.array([[1.0, 0, -x0], [0, 1.0, 0]])
 
 
+def _rot45(im, truth):
+    import cv2
+
+    h, w = im.shape[:2]
+    M = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), 45, 1.0)
+    return cv2.warpAffine(im, M, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT), M
+
+
 def variants():
     import cv2
 
@@ -52,6 +64,7 @@ def variants():
                                  np.array([[-1.0, 0, im.shape[1] - 1], [0, -1.0, im.shape[0] - 1]])),
         "rot90": lambda im, t: (cv2.rotate(im, cv2.ROTATE_90_CLOCKWISE),
                                 np.array([[0, -1.0, im.shape[0] - 1], [1.0, 0, 0]])),
+        "rot45": _rot45,
         "grey": same(lambda im: cv2.cvtColor(cv2.cvtColor(im, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)),
         "jpeg20": same(lambda im: cv2.imdecode(cv2.imencode(".jpg", im, [cv2.IMWRITE_JPEG_QUALITY, 20])[1], 1)),
         "half": lambda im, t: (cv2.resize(im, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
@@ -82,14 +95,23 @@ def main(argv=None) -> int:
 
     from vision import Recognizer
     from vision.evaluation import load_truth, score_reading, summarize, truth_files_under
-    from vision.settings import VisionSettings
+    from vision.settings import VisionSettings, apply_override
 
     table = variants()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folders", nargs="+", metavar="DIR")
     ap.add_argument("--variants", default=",".join(table), help=f"comma-separated, of: {', '.join(table)}")
     ap.add_argument("--limit", type=int, help="at most N images per folder")
+    ap.add_argument("--set", action="append", metavar="SECTION.NAME=VALUE",
+                    help='change a vision setting, e.g. board_net.model_path="other.onnx" (repeatable)')
     args = ap.parse_args(argv)
+    settings = VisionSettings()
+    for kv in args.set or []:
+        try:
+            apply_override(settings, kv)
+        except ValueError as e:
+            print(f"ERROR {e}", file=sys.stderr)
+            return 2
     names = [v.strip() for v in args.variants.split(",") if v.strip()]
     unknown = [v for v in names if v not in table]
     if unknown:
@@ -99,7 +121,7 @@ def main(argv=None) -> int:
     for folder in args.folders:
         files += truth_files_under(folder)[: args.limit]
     truths = [(f, load_truth(f)) for f in files]
-    rec = Recognizer(VisionSettings())
+    rec = Recognizer(settings)
     print(f"{len(truths)} images from {', '.join(args.folders)}")
     print(f"{'variant':10} {'board found':>11} {'cut off':>7} {'false':>5} {'cells right':>11} {'centre err':>10} "
           f"{'tall':>6} {'dark':>6} {'square':>6} {'hollow':>6}  seconds")

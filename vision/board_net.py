@@ -32,6 +32,8 @@ INPUT_W, INPUT_H = 320, 192
 STRIDE = 2  # output pixels are STRIDE input pixels
 OUT_W, OUT_H = INPUT_W // STRIDE, INPUT_H // STRIDE
 MODEL_PATH = os.path.join(os.path.dirname(__file__), "board_net.onnx")
+#: the second network, trained on views turned by any angle (tried when the first sees no board)
+TURNED_MODEL_PATH = os.path.join(os.path.dirname(__file__), "board_net_turned.onnx")
 UNIT_CORNERS = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
 _GRID = cell_grid()
 _MODEL_POINTS = np.vstack([_GRID, UNIT_CORNERS])  # 16 cell centres, 4 corners
@@ -94,23 +96,33 @@ def prepare_input(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def prepare_zoomed(bgr: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Frame -> blob of the part of the frame that the frame -> input map ``A`` (from
-    :func:`zoom_affine`) puts in the canvas, and the exact map used (the frame is shrunk
-    by area averaging, as the whole-frame view is, then cut at whole pixels)."""
+    :func:`zoom_affine`) puts in the canvas, and the exact map used: that part alone (a
+    pixel more each side) is shrunk by area averaging, as the whole-frame view is, and
+    placed at whole canvas pixels."""
     h, w = bgr.shape[:2]
     s = float(A[0, 0])
-    w2, h2 = max(1, round(w * s)), max(1, round(h * s))
-    sx, sy = w2 / w, h2 / h
-    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
-    small = cv2.resize(bgr, (w2, h2), interpolation=interp) if (w2, h2) != (w, h) else bgr
-    # small pixel q = sx * p + 0.5 sx - 0.5; canvas pixel = q + (ox, oy)
-    ox = int(round(A[0, 2] - (0.5 * sx - 0.5)))
-    oy = int(round(A[1, 2] - (0.5 * sy - 0.5)))
-    canvas = np.zeros((INPUT_H, INPUT_W, 3), np.uint8)
-    x0, y0 = max(0, ox), max(0, oy)
-    x1, y1 = min(INPUT_W, ox + w2), min(INPUT_H, oy + h2)
-    if x1 > x0 and y1 > y0:
-        canvas[y0:y1, x0:x1] = small[y0 - oy:y1 - oy, x0 - ox:x1 - ox]
-    used = np.array([[sx, 0, 0.5 * sx - 0.5 + ox], [0, sy, 0.5 * sy - 0.5 + oy]])
+    cw, ch = INPUT_W, INPUT_H
+    canvas = np.zeros((ch, cw, 3), np.uint8)
+    # frame pixels whose centres the canvas covers: c = s * p + t in [-0.5, size - 0.5)
+    x0 = max(0, int(np.floor((-0.5 - A[0, 2]) / s)) - 1)
+    x1 = min(w, int(np.ceil((cw - 0.5 - A[0, 2]) / s)) + 2)
+    y0 = max(0, int(np.floor((-0.5 - A[1, 2]) / s)) - 1)
+    y1 = min(h, int(np.ceil((ch - 0.5 - A[1, 2]) / s)) + 2)
+    if x1 <= x0 or y1 <= y0:
+        return canvas_to_blob(canvas), A.copy()
+    w2, h2 = max(1, round((x1 - x0) * s)), max(1, round((y1 - y0) * s))
+    sx, sy = w2 / (x1 - x0), h2 / (y1 - y0)
+    crop = bgr[y0:y1, x0:x1]
+    small = cv2.resize(crop, (w2, h2), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR) \
+        if (w2, h2) != (x1 - x0, y1 - y0) else crop
+    # small pixel q = sx * (p - x0) + 0.5 sx - 0.5; canvas pixel = q + (ox, oy)
+    bx, by = 0.5 * sx - 0.5 - sx * x0, 0.5 * sy - 0.5 - sy * y0
+    ox, oy = int(round(A[0, 2] - bx)), int(round(A[1, 2] - by))
+    cx0, cy0 = max(0, ox), max(0, oy)
+    cx1, cy1 = min(cw, ox + w2), min(ch, oy + h2)
+    if cx1 > cx0 and cy1 > cy0:
+        canvas[cy0:cy1, cx0:cx1] = small[cy0 - oy:cy1 - oy, cx0 - ox:cx1 - ox]
+    used = np.array([[sx, 0, bx + ox], [0, sy, by + oy]])
     return canvas_to_blob(canvas), used
 
 
@@ -224,6 +236,16 @@ def explain_score(H: np.ndarray, maps: np.ndarray, region: bool = False):
     if region:
         out += (float(sample(maps[2], p[:16]).mean()),)
     return out
+
+
+def _explain_scores(Hs: np.ndarray, maps: np.ndarray) -> np.ndarray:
+    """``(K,)`` scores of :func:`explain_score` for ``(K, 3, 3)`` homographies at once."""
+    q = _MODEL_POINTS @ Hs[:, :, :2].transpose(0, 2, 1) + Hs[:, None, :, 2]  # (K, 20, 3)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = q[..., :2] / q[..., 2:3]
+    c = sample(maps[0], p[:, :16].reshape(-1, 2)).reshape(len(Hs), 16)
+    k = sample(maps[1], p[:, 16:].reshape(-1, 2)).reshape(len(Hs), 4)
+    return (16 * c.mean(1) + 8 * k.mean(1)) / 24
 
 
 def _quad_order(pts: np.ndarray) -> np.ndarray | None:
@@ -365,7 +387,7 @@ def board_hypotheses(maps: np.ndarray, settings) -> list[tuple[float, np.ndarray
     starts += lattice_starts(cells, maps, settings.lattice_starts)
     # best first by how well they explain the maps as they are; a start close to one
     # already refined (all corners within half a pitch) would refine to the same board
-    pre = [explain_score(H, maps)[0] for H in starts]
+    pre = _explain_scores(np.array(starts), maps) if starts else []
     out, done = [], []
     for i in np.argsort(pre)[::-1]:
         H = starts[i]

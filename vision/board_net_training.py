@@ -12,16 +12,26 @@ ONNX file with ``cv2.dnn``.
 Each truth file gives the 16 cell centres on the board surface, from which the playing
 area's corners follow (a homography fitted to the centres, evaluated at the unit square's
 corners), and the board's outline. Every training step draws fresh augmented copies: the
-frame scaled, rotated and shifted into the network's canvas (parts of the board may leave
-it: only what is in view is labelled), colours turned (hue, saturation, gamma, channel
+frame scaled, rotated (up to 25 degrees) and shifted into the network's canvas (parts of
+the board may leave it: only what is in view is labelled), colours turned (hue, saturation, gamma, channel
 order, grey), blurred, noised and JPEG-compressed. Images without a board are negatives
 (all maps zero). Everything random is seeded (``--seed``).
+
+``--turned`` trains the second network (``vision/board_net_turned.onnx``, tried when the
+first finds no board): a third of its views turned by any angle (a camera at the
+table's corner or side, a photo taken turned or upright; the maps mark cells and corners
+without their order, so the numbering is decided after the fit as for the first), the
+zoomed views too, and low camera views (tilt 30 degrees or more, where pieces and hands
+hide most of the board) drawn 1.5 times as often and occluded more::
+
+    python -m vision.board_net_training data/renders/dev-v0 data/renders/v1/train \\
+        data/renders/v2/train data/renders/calib-dev --turned --epochs 40 \\
+        --files vision/board_net_turned_files.txt --out vision/board_net_turned.onnx
 """
 
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import sys
@@ -39,17 +49,24 @@ PRE_LONG_SIDE = 480  # frames are kept in memory at this size (scale augmentatio
 ZOOM_RATE = 0.3  # share of training views placed as the zoomed second pass places a board
 HAND_RATE = 0.45  # share of training views with synthetic hands / objects pasted over the board
 HAND_WEIGHT = 2.0  # images with a rendered hand are drawn this many times as often
+# the turned network's recipe (--turned):
+TURN_ANY_RATE = 0.35  # share of views turned by any angle (also in the zoomed placement) ...
+TURN_SMALL_RATE = 0.45  # ... and turned by at most TURN_SMALL degrees; the rest are upright
+TURN_SMALL = 25.0
+LOW_TILT = 30.0  # camera tilt (degrees from straight down) from which a view counts as low
+LOW_WEIGHT = 1.5  # low views are drawn this many times as often ...
+LOW_HAND_RATE = 0.6  # ... get synthetic occluders this often ...
+LOW_TWO_RATE = 0.45  # ... and two of them this often (else 0.25)
 # skin tones (BGR), light to dark; each hand varies its own
 SKIN = np.array([[189, 214, 241], [160, 190, 230], [130, 170, 224], [115, 150, 198], [90, 125, 175],
                  [70, 100, 150], [50, 75, 115], [40, 55, 85]], float)
 
 
 def truth_files(folders: list[str]) -> list[str]:
-    out = []
-    for f in folders:
-        here = sorted(glob.glob(os.path.join(f, "*.json")) + glob.glob(os.path.join(f, "*", "*.json")))
-        out += [p for p in here if not p.endswith("dataset.json")]
-    return out
+    """The truth files of still images in ``folders`` and their direct subfolders."""
+    from vision.evaluation import truth_files_under
+
+    return [p for f in folders for p in truth_files_under(f)]
 
 
 def load_example(path: str) -> dict | None:
@@ -70,7 +87,8 @@ def load_example(path: str) -> dict | None:
     to_small = lambda p: np.asarray(p, float).reshape(-1, 2) * [sx, sy] + [0.5 * sx - 0.5, 0.5 * sy - 0.5]  # noqa: E731
     cells = np.asarray(t.get("cell_centers") or [], float).reshape(-1, 2)
     ex = {"path": path, "image": small, "big": big, "cells": np.zeros((0, 2)), "corners": np.zeros((0, 2)),
-          "outline": np.zeros((0, 2)), "pitch": 0.0, "hand": bool(t.get("hand"))}
+          "outline": np.zeros((0, 2)), "pitch": 0.0, "hand": bool(t.get("hand")),
+          "low": float((t.get("camera") or {}).get("tilt_deg") or 0.0) >= LOW_TILT}
     if len(cells) == 16:
         H, _ = cv2.findHomography(cell_grid(), cells, 0)
         corners = apply_homography(H, UNIT_CORNERS)
@@ -99,9 +117,11 @@ def _gauss(maps: np.ndarray, ch: int, pts: np.ndarray, sigma: float) -> None:
                 maps[ch, yi, xi] = 1.0  # the focal loss's positive: the keypoint's nearest pixel
 
 
-def augment(ex: dict, rng: np.random.Generator, plain: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def augment(ex: dict, rng: np.random.Generator, plain: bool = False, turned: bool = False) \
+        -> tuple[np.ndarray, np.ndarray]:
     """One training pair: ``(3, INPUT_H, INPUT_W)`` float32 input and ``(3, OUT_H, OUT_W)``
-    target maps. ``plain``: no augmentation (the frame placed as at run time)."""
+    target maps. ``plain``: no augmentation (the frame placed as at run time);
+    ``turned``: the turned network's recipe (see the module's doc)."""
     img = ex["image"]
     h, w = img.shape[:2]
     base = min(INPUT_W / w, INPUT_H / h)  # as vision.board_net.prepare_input places a frame
@@ -109,21 +129,42 @@ def augment(ex: dict, rng: np.random.Generator, plain: bool = False) -> tuple[np
         M = np.array([[base, 0, 0.5 * base - 0.5], [0, base, 0.5 * base - 0.5]])
     elif len(ex["cells"]) and rng.random() < ZOOM_RATE:
         # as the second pass places a found board: centred, as large as ZOOM_FILL allows
-        # (the first pass's board is a few pixels off: so is this one)
-        Z = zoom_affine(ex["corners"], w, h, fill=tuple(f * rng.uniform(0.85, 1.12) for f in ZOOM_FILL),
-                        max_scale=np.inf)
+        # (the first pass's board is a few pixels off: so is this one); turned: in a
+        # frame that may show the board turned
+        T = np.eye(3)
+        if turned and rng.random() < TURN_ANY_RATE:
+            T[:2] = _turn(rng.uniform(-180, 180), (w - 1) / 2, (h - 1) / 2)
+        Z = zoom_affine(ex["corners"] @ T[:2, :2].T + T[:2, 2], w, h,
+                        fill=tuple(f * rng.uniform(0.85, 1.12) for f in ZOOM_FILL), max_scale=np.inf)
         Z[:, 2] += rng.normal(0, 0.03, 2) * [INPUT_W, INPUT_H]
         a = np.deg2rad(rng.uniform(-8, 8))
         c = np.array([(INPUT_W - 1) / 2, (INPUT_H - 1) / 2])
         R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-        M = np.c_[R @ Z[:, :2], R @ (Z[:, 2] - c) + c]
+        M = np.c_[R @ Z[:, :2], R @ (Z[:, 2] - c) + c] if not turned else \
+            (np.vstack([np.c_[R, c - R @ c], [0, 0, 1]]) @ np.vstack([Z, [0, 0, 1]]) @ T)[:2]
     else:
-        s = base * float(np.exp(rng.uniform(np.log(0.7), np.log(1.45))))
-        ang = float(rng.uniform(-25, 25)) if rng.random() < 0.7 else 0.0
+        fw, fh = w, h
+        if turned:
+            u = rng.random()
+            ang = float(rng.uniform(-180, 180)) if u < TURN_ANY_RATE else \
+                float(rng.uniform(-TURN_SMALL, TURN_SMALL)) if u < TURN_ANY_RATE + TURN_SMALL_RATE else 0.0
+            a = np.deg2rad(ang)
+            if abs(ang) > TURN_SMALL and rng.random() < 0.5:
+                # the whole turned frame fitted into the canvas, as a photo taken turned
+                # (or upright: a portrait frame) is shrunk into it at run time
+                fw = abs(np.cos(a)) * w + abs(np.sin(a)) * h
+                fh = abs(np.sin(a)) * w + abs(np.cos(a)) * h
+            fit = min(INPUT_W / fw, INPUT_H / fh)
+            s = fit * float(np.exp(rng.uniform(np.log(0.7), np.log(1.45))))
+        else:
+            fit = base
+            s = base * float(np.exp(rng.uniform(np.log(0.7), np.log(1.45))))
+            ang = float(rng.uniform(-25, 25)) if rng.random() < 0.7 else 0.0
         shift = rng.uniform(-0.22, 0.22, 2) * [INPUT_W, INPUT_H]
-        # frame centre -> canvas centre (shifted), scaled and turned about it
+        # frame centre -> the placed frame's centre (top left, as at run time; shifted),
+        # scaled and turned about it
         c_src = np.array([(w - 1) / 2, (h - 1) / 2])
-        c_dst = (np.array([w * base, h * base]) - 1) / 2 + shift
+        c_dst = (np.array([fw * fit, fh * fit]) - 1) / 2 + shift
         a = np.deg2rad(ang)
         R = s * np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
         M = np.c_[R, c_dst - R @ c_src]
@@ -138,11 +179,12 @@ def augment(ex: dict, rng: np.random.Generator, plain: bool = False) -> tuple[np
                             borderValue=border)
     tf_in = lambda p: p @ M[:, :2].T + M[:, 2]  # noqa: E731
     if not plain:
-        if rng.random() < HAND_RATE:
+        low = turned and ex["low"]
+        if rng.random() < (LOW_HAND_RATE if low else HAND_RATE):
             pitch_in = ex["pitch"] * scale if len(ex["cells"]) else float(rng.uniform(8, 30))
             target = tf_in(ex["cells"]) if len(ex["cells"]) else \
                 rng.uniform([0, 0], [INPUT_W, INPUT_H], (16, 2))
-            canvas = paste_occluders(canvas, target, pitch_in, rng)
+            canvas = paste_occluders(canvas, target, pitch_in, rng, LOW_TWO_RATE if low else 0.25, turned)
         canvas = _colour(canvas, rng)
     maps = np.zeros((3, OUT_H, OUT_W), np.float32)
     if len(ex["cells"]):
@@ -157,6 +199,13 @@ def augment(ex: dict, rng: np.random.Generator, plain: bool = False) -> tuple[np
             cv2.fillPoly(region, [poly], 1, shift=3)
             maps[2] = region
     return canvas_to_blob(canvas)[0], maps
+
+
+def _turn(degrees: float, cx: float, cy: float) -> np.ndarray:
+    """``(2, 3)`` rotation by ``degrees`` about ``(cx, cy)``."""
+    a = np.deg2rad(degrees)
+    R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    return np.c_[R, np.array([cx, cy]) - R @ [cx, cy]]
 
 
 def _capsule(mask: np.ndarray, a, b, width: float, sub: int = 4) -> None:
@@ -185,16 +234,21 @@ def _shade(mask: np.ndarray, colour: np.ndarray, axis: np.ndarray, origin: np.nd
     return colour[None, None, :] * (f * tex)[:, :, None]
 
 
-def paste_occluders(canvas: np.ndarray, cells: np.ndarray, pitch: float, rng: np.random.Generator) -> np.ndarray:
-    """Paste 1-2 synthetic occluders over the board (``cells``: its cell centres in canvas
-    pixels, ``pitch``: a cell's size there): an arm reaching in from a frame edge with a
+def paste_occluders(canvas: np.ndarray, cells: np.ndarray, pitch: float, rng: np.random.Generator,
+                    two_rate: float = 0.25, turned: bool = False) -> np.ndarray:
+    """Paste 1-2 synthetic occluders (2 at ``two_rate`` with the turned recipe, else 0.25)
+    over the board (``cells``: its
+    cell centres in canvas pixels, ``pitch``: a cell's size there): an arm reaching in from a frame edge with a
     hand and fingers over a cell (skin tones, sometimes a sleeve), or an object (a mug, a
     phone: a shaded ellipse or box of any colour); soft edges, a soft shadow. The targets
     stay: the network learns where the cells are under them."""
     h, w = canvas.shape[:2]
     out = canvas.astype(np.float32)
     pitch = max(float(pitch), 4.0)
-    for _ in range(1 if rng.random() < 0.75 else 2):
+    r = rng.random()
+    # (the first network's recipe drew one occluder below 0.75, the turned one two below
+    # its rate: kept so that each rebuild gives its shipped file)
+    for _ in range((2 if r < two_rate else 1) if turned else (1 if r < 0.75 else 2)):
         mask = np.zeros((h, w), np.uint8)
         tip = cells[rng.integers(len(cells))] + rng.normal(0, 0.5 * pitch, 2)
         if rng.random() < 0.7:
@@ -351,6 +405,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--files", help="a text file listing the truth files to use (one a line) instead of all in FOLDERS")
+    ap.add_argument("--turned", action="store_true",
+                    help="the turned network's recipe: views turned by any angle, low views occluded more")
     ap.add_argument("--val", type=int, default=30, help="keep this many images aside (seeded) to report on")
     args = ap.parse_args(argv)
     try:
@@ -383,14 +439,16 @@ def main(argv=None) -> int:
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch,
                                                 pct_start=0.15)
     bce = torch.nn.BCELoss()
-    # images with a rendered hand are drawn more often (the hardest case)
-    weight = np.array([HAND_WEIGHT if e["hand"] else 1.0 for e in train])
+    # images with a rendered hand are drawn more often (the hardest case) ...
+    # ... and so are low views, where pieces hide most of the board
+    weight = np.array([(HAND_WEIGHT if e["hand"] else 1.0) * (LOW_WEIGHT if args.turned and e["low"] else 1.0)
+                       for e in train])
     for epoch in range(args.epochs):
         model.train()
         perm = rng.choice(len(train), size=steps_per_epoch * args.batch, p=weight / weight.sum())
         tot, t_ep = 0.0, time.time()
         for b in range(steps_per_epoch):
-            batch = [augment(train[i], rng) for i in perm[b * args.batch:(b + 1) * args.batch]]
+            batch = [augment(train[i], rng, turned=args.turned) for i in perm[b * args.batch:(b + 1) * args.batch]]
             x = torch.from_numpy(np.stack([p[0] for p in batch]))
             y = torch.from_numpy(np.stack([p[1] for p in batch]))
             pred = model(x)

@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.assign import assign_pieces, piece_log_likelihood
 from vision.attributes import models_from_dict, predict_proba
-from vision.board_net import (MODEL_PATH, UNIT_CORNERS, BoardNet, board_hypotheses, explain_score, input_scale,
+from vision.board_net import (MODEL_PATH, TURNED_MODEL_PATH, UNIT_CORNERS, BoardNet, board_hypotheses, explain_score, input_scale,
                               output_to_frame, peaks, refine, sample, zoom_affine)
 from vision.cells import find_blobs
 from vision.features import board_region, features_from_work
@@ -47,7 +47,7 @@ class Recognizer:
     def __init__(self, settings: VisionSettings | None = None):
         self.settings = settings or VisionSettings()
         self.models = models_from_dict(self.settings.attributes)
-        self._net = None  # the board network, loaded on first use
+        self._nets: dict[str, BoardNet] = {}  # board networks by file, loaded on first use
 
     # --- full analysis ------------------------------------------------------------------
     def analyze(self, frame: np.ndarray) -> BoardReading:
@@ -78,13 +78,27 @@ class Recognizer:
         net_reason, net_region = NO_BOARD, None
         if st.board_net.enabled:
             # the learned keypoint detector first: cheap, and it sees cells under pieces
-            H_net, net_reason, search, net_info, net_region = self._net_board(bgr, scale, (gray.shape[1], gray.shape[0]))
+            # the first network is trained on landscape frames turned by at most 25 degrees,
+            # the second on frames turned by any angle (a camera at the table's corner or
+            # side, a photo taken upright): it looks first at a portrait frame, and at
+            # any frame where the first sees no board
+            order = [False, True] if st.board_net.turned else [False]
+            if bgr.shape[0] > bgr.shape[1]:
+                order = order[::-1]
+            for k, turned in enumerate(order):
+                net = self._board_net(turned)
+                found = self._net_board(net, bgr, scale, (gray.shape[1], gray.shape[0]))
+                if k == 0:
+                    H_net, net_reason, search, net_info, net_region = found
+                if found[0] is not None:
+                    H_net, net_info = found[0], {**found[3], "net": "turned"} if turned else found[3]
+                    break
             t = _lap(timings, "board_net", t)
             if H_net is not None:
                 if st.board_net.zoom and net_info.get("zoom") != "rescue":
                     # the maps are coarse (8 pixels of a 1280-pixel frame): look again,
                     # zoomed on the board, and refit on the finer peaks
-                    H_net = self._net_zoom(bgr, H_net, scale, net_info)
+                    H_net = self._net_zoom(net, bgr, H_net, scale, net_info)
                     t = _lap(timings, "board_zoom", t)
                 if st.board_net.polish_max_shift > 0 and (st.board_net.polish_after_zoom
                                                           or net_info.get("zoom") not in ("used", "rescue")):
@@ -238,8 +252,16 @@ class Recognizer:
         timings["total"] = sum(timings.values())
         return reading
 
-    def _net_board(self, bgr: np.ndarray, scale: float, work_size: tuple[int, int]):
-        """The learned detector's verdict ``(H, reason, search, details, region)``: the board's
+    def _board_net(self, turned: bool) -> BoardNet:
+        """The board network (``turned``: the one trained on views turned by any angle)."""
+        st = self.settings.board_net
+        path = (st.turned_model_path or TURNED_MODEL_PATH) if turned else (st.model_path or MODEL_PATH)
+        if path not in self._nets:
+            self._nets[path] = BoardNet(path)
+        return self._nets[path]
+
+    def _net_board(self, net: BoardNet, bgr: np.ndarray, scale: float, work_size: tuple[int, int]):
+        """The learned detector ``net``'s verdict ``(H, reason, search, details, region)``: the board's
         homography (unit square -> working image) or None; when None, the reason to give
         (``CUT_OFF`` when the board region the network sees runs out of the frame, else
         ``NO_BOARD``) and whether the hand-made searches should still look (not when
@@ -247,9 +269,7 @@ class Recognizer:
         ``reading.details``; and (when no board) a function giving the board-region map's
         support for a homography found otherwise."""
         st = self.settings.board_net
-        if self._net is None:
-            self._net = BoardNet(st.model_path or MODEL_PATH)
-        maps, A = self._net.heatmaps(bgr)
+        maps, A = net.heatmaps(bgr)
         hyps = board_hypotheses(maps, st)
         to_work = np.diag([scale, scale, 1.0]) @ output_to_frame(A)
         region = maps[2] > 0.5
@@ -263,7 +283,7 @@ class Recognizer:
         if st.zoom and st.zoom_rescue_min_score > 0 and hyps and hyps[0][0] >= st.zoom_rescue_min_score:
             # a doubtful board (a hand over it, a small one far away): look at it zoomed,
             # where the network sees its cells larger, and accept what passes there
-            maps_z, to_frame, _ = self._zoomed_maps(bgr, output_to_frame(A) @ hyps[0][1])
+            maps_z, to_frame, _ = self._zoomed_maps(net, bgr, output_to_frame(A) @ hyps[0][1])
             if maps_z is not None:
                 S = np.diag([scale, scale, 1.0])
                 found = self._net_accept(board_hypotheses(maps_z, st), S @ to_frame, work_size)
@@ -302,14 +322,14 @@ class Recognizer:
                 return H, {**h_info, "net_score": round(score, 3)}
         return None
 
-    def _net_zoom(self, bgr: np.ndarray, H_work: np.ndarray, scale: float, info: dict) -> np.ndarray:
+    def _net_zoom(self, net: BoardNet, bgr: np.ndarray, H_work: np.ndarray, scale: float, info: dict) -> np.ndarray:
         """The board ``H_work`` (unit square -> working image) refitted on the network's
         peaks in a zoomed view of it (see ``BoardNetSettings.zoom``), or as it was when the
         zoom gains little or the refit is doubtful (``info["zoom"]`` says which)."""
         st = self.settings.board_net
         S = np.diag([scale, scale, 1.0])
         H_frame = np.linalg.inv(S) @ H_work
-        maps, to_frame, gain = self._zoomed_maps(bgr, H_frame)
+        maps, to_frame, gain = self._zoomed_maps(net, bgr, H_frame)
         if maps is None:
             info["zoom"] = f"gain {gain:.2f}"
             return H_work
@@ -337,8 +357,8 @@ class Recognizer:
         info["zoom"] = "used"
         return H_new
 
-    def _zoomed_maps(self, bgr: np.ndarray, H_frame: np.ndarray):
-        """The network's maps of the zoomed view of the board ``H_frame`` (unit square ->
+    def _zoomed_maps(self, net: BoardNet, bgr: np.ndarray, H_frame: np.ndarray):
+        """The network ``net``'s maps of the zoomed view of the board ``H_frame`` (unit square ->
         frame pixels; see :func:`vision.board_net.zoom_affine`), the output map -> frame
         map and the zoom's gain over the whole-frame view: ``(maps, to_frame, gain)``, the
         first two None when the gain is below ``zoom_min_gain`` (the board already fills
@@ -349,7 +369,7 @@ class Recognizer:
         gain = float(A[0, 0] / input_scale(w, h))
         if gain < st.zoom_min_gain:
             return None, None, gain
-        maps, used = self._net.zoomed_heatmaps(bgr, A)
+        maps, used = net.zoomed_heatmaps(bgr, A)
         return maps, output_to_frame(used), gain
 
     def analyze_timed(self, frame: np.ndarray) -> tuple[BoardReading, dict[str, float]]:

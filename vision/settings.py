@@ -256,6 +256,11 @@ class BoardNetSettings:
     enabled: bool = True
     #: ONNX file of the network ("" = the shipped ``vision/board_net.onnx``)
     model_path: str = ""
+    #: when it finds no board, ask the second network, trained on views turned by any
+    #: angle ("" = the shipped ``vision/board_net_turned.onnx``), before the hand-made
+    #: searches (a board it finds gets the same zoomed pass and polish)
+    turned: bool = True
+    turned_model_path: str = ""
     #: local maxima of a heatmap above this are keypoint candidates
     peak_threshold: float = 0.2
     #: at most this many cell-centre / corner candidates (the strongest)
