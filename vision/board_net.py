@@ -96,33 +96,23 @@ def prepare_input(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def prepare_zoomed(bgr: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Frame -> blob of the part of the frame that the frame -> input map ``A`` (from
-    :func:`zoom_affine`) puts in the canvas, and the exact map used: that part alone (a
-    pixel more each side) is shrunk by area averaging, as the whole-frame view is, and
-    placed at whole canvas pixels."""
+    :func:`zoom_affine`) puts in the canvas, and the exact map used (the frame is shrunk
+    by area averaging, as the whole-frame view is, then cut at whole pixels)."""
     h, w = bgr.shape[:2]
     s = float(A[0, 0])
-    cw, ch = INPUT_W, INPUT_H
-    canvas = np.zeros((ch, cw, 3), np.uint8)
-    # frame pixels whose centres the canvas covers: c = s * p + t in [-0.5, size - 0.5)
-    x0 = max(0, int(np.floor((-0.5 - A[0, 2]) / s)) - 1)
-    x1 = min(w, int(np.ceil((cw - 0.5 - A[0, 2]) / s)) + 2)
-    y0 = max(0, int(np.floor((-0.5 - A[1, 2]) / s)) - 1)
-    y1 = min(h, int(np.ceil((ch - 0.5 - A[1, 2]) / s)) + 2)
-    if x1 <= x0 or y1 <= y0:
-        return canvas_to_blob(canvas), A.copy()
-    w2, h2 = max(1, round((x1 - x0) * s)), max(1, round((y1 - y0) * s))
-    sx, sy = w2 / (x1 - x0), h2 / (y1 - y0)
-    crop = bgr[y0:y1, x0:x1]
-    small = cv2.resize(crop, (w2, h2), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR) \
-        if (w2, h2) != (x1 - x0, y1 - y0) else crop
-    # small pixel q = sx * (p - x0) + 0.5 sx - 0.5; canvas pixel = q + (ox, oy)
-    bx, by = 0.5 * sx - 0.5 - sx * x0, 0.5 * sy - 0.5 - sy * y0
-    ox, oy = int(round(A[0, 2] - bx)), int(round(A[1, 2] - by))
-    cx0, cy0 = max(0, ox), max(0, oy)
-    cx1, cy1 = min(cw, ox + w2), min(ch, oy + h2)
-    if cx1 > cx0 and cy1 > cy0:
-        canvas[cy0:cy1, cx0:cx1] = small[cy0 - oy:cy1 - oy, cx0 - ox:cx1 - ox]
-    used = np.array([[sx, 0, bx + ox], [0, sy, by + oy]])
+    w2, h2 = max(1, round(w * s)), max(1, round(h * s))
+    sx, sy = w2 / w, h2 / h
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    small = cv2.resize(bgr, (w2, h2), interpolation=interp) if (w2, h2) != (w, h) else bgr
+    # small pixel q = sx * p + 0.5 sx - 0.5; canvas pixel = q + (ox, oy)
+    ox = int(round(A[0, 2] - (0.5 * sx - 0.5)))
+    oy = int(round(A[1, 2] - (0.5 * sy - 0.5)))
+    canvas = np.zeros((INPUT_H, INPUT_W, 3), np.uint8)
+    x0, y0 = max(0, ox), max(0, oy)
+    x1, y1 = min(INPUT_W, ox + w2), min(INPUT_H, oy + h2)
+    if x1 > x0 and y1 > y0:
+        canvas[y0:y1, x0:x1] = small[y0 - oy:y1 - oy, x0 - ox:x1 - ox]
+    used = np.array([[sx, 0, 0.5 * sx - 0.5 + ox], [0, sy, 0.5 * sy - 0.5 + oy]])
     return canvas_to_blob(canvas), used
 
 

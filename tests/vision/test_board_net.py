@@ -131,9 +131,9 @@ def test_boards_found_with_the_zoomed_second_pass_are_a_few_hundredths_of_a_pitc
     # measured (session 4): 0.032 pitch on average over these scenes, the zoomed view
     # used on 7 of the 10 boards found (on held-out renders the new network with the zoom
     # brought the mean centre error from 2.7 to 2.5 px: docs/vision.md, "Session 4: board")
-    # session 5: over the boards the zoomed pass placed (7 of 10), 0.032 -> 0.028 pitch; the
-    # full Gigamic board, missed before, is now found by the zoomed rescue 0.24 pitch off
-    # on average (its max 0.43 pitch: docs/vision.md, "Session 5: board")
+    # session 5: 0.031 pitch over the 7 boards the zoomed pass placed; every board found
+    # is bounded too (shrinking only the zoomed part of the frame let the rescue find the
+    # full Gigamic board 0.24 pitch off: not kept, docs/vision.md "Session 5: board")
     rec = Recognizer(_net_only())
     errs, zoomed = [], []
     for path, t in SCENES:
@@ -170,7 +170,7 @@ def test_a_camera_turned_on_its_side_still_finds_the_boards_numbered_by_the_conv
     # a portrait frame goes to the turned network first. Measured (session 5): 8 of these
     # 11 boards found right (within a quarter pitch) with the first network alone, 8 with
     # the turned one first, which finds 9; on v1/holdout and tests/data (bench/robustness.py
-    # rot90) boards found 65.7 -> 97.1 %, cells fully right 56.8 -> 77.7 % (docs/vision.md,
+    # rot90) boards found 65.7 -> 94.3 %, cells fully right 55.4 -> 76.8 % (docs/vision.md,
     # "Session 5: board")
     rec = Recognizer(_net_only())
     found, turned = 0, 0
