@@ -38,7 +38,7 @@ COVER = 0.45
 EDGE_PX = 2.0
 #: tall / short height ratio (QUARTO.md: "roughly twice"); pieces of one kind differ
 #: in measured height by this share
-RATIO, SPREAD = 2.0, 0.12
+RATIO, SPREAD = 2.0, 0.15
 #: prior range of the short pieces' height in pitches (catalogue sets: 0.4-0.8)
 SHORT_RANGE = (0.3, 1.2)
 #: the silhouette's colour is taken over its pixels above this percentile of lightness
@@ -48,8 +48,11 @@ LIT_SHARE = 50
 COLOUR_SD, COLOUR_CAP = 6.0, 4.0
 #: spread (pitches) of the offset all measurements of one game share
 OFFSET_SD = 0.35
-#: share of measurements that say nothing, spread over this many pitches
-OUTLIER, OUTLIER_RANGE = 0.15, 4.0
+#: share of measurements that say nothing, spread over this many pitches; share of
+#: silhouettes found only in part, measuring from UNDER_FLOOR below the board up to the
+#: true height
+OUTLIER, OUTLIER_RANGE = 0.1, 4.0
+UNDER, UNDER_FLOOR = 0.25, 0.2
 
 
 @dataclass(frozen=True)
@@ -184,13 +187,18 @@ def measure_height(before: np.ndarray, after: np.ndarray, centers: np.ndarray, c
 
 def _log_lik(height: Height, mean: np.ndarray) -> np.ndarray:
     """Log-likelihood of the measured ``height`` for pieces standing ``mean`` pitches high
-    (array): a normal spread (the measurement's, and pieces of one kind differing a little)
-    with a share of ``OUTLIER`` readings that say nothing (a shadow taken for the piece, a
-    piece much like what stood behind it)."""
+    (array): a normal spread (the measurement's, and pieces of one kind differing a little);
+    a share ``UNDER`` of silhouettes found only in part (a piece much like what stood behind
+    it, a piece hidden behind another), which may measure anything up to the true height;
+    and a share ``OUTLIER`` of readings that say nothing (a shadow taken for the piece).
+    So a low reading says little against a tall piece, a high one much against a short."""
     sd = np.hypot(height.sd * (1.5 if height.at_least else 1.0), SPREAD * np.abs(mean))
     z = (height.value - mean) / sd
     normal = -0.5 * z * z - np.log(sd * np.sqrt(2 * np.pi))
-    return np.logaddexp(np.log1p(-OUTLIER) + normal, np.log(OUTLIER / OUTLIER_RANGE))
+    lo = -UNDER_FLOOR
+    under = np.where((height.value >= lo) & (height.value <= mean), -np.log(np.maximum(mean - lo, 1e-3)), -np.inf)
+    out = np.logaddexp(np.log1p(-OUTLIER - UNDER) + normal, np.log(UNDER) + under)
+    return np.logaddexp(out, np.log(OUTLIER / OUTLIER_RANGE))
 
 
 def tall_log_odds(heights: dict, tall_prob: dict) -> dict:
