@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import apply_homography, cell_grid, cell_pitch_px
+from vision.dnn import read_onnx
 
 INPUT_W, INPUT_H = 320, 192
 STRIDE = 2  # output pixels are STRIDE input pixels
@@ -135,7 +136,7 @@ class BoardNet:
         if size < 1000:
             raise BoardNetError(f"board network file {path!r} is not a network ({size} bytes)")
         try:
-            self.net = _read_onnx(path)
+            self.net = read_onnx(path)
         except cv2.error:
             raise BoardNetError(f"board network file {path!r} is corrupt (OpenCV cannot read it as ONNX)") from None
         self._lock = threading.Lock()
@@ -162,19 +163,6 @@ class BoardNet:
         input map used."""
         blob, used = prepare_zoomed(bgr, A)
         return self._forward(blob), used
-
-
-def _read_onnx(path: str):
-    """``cv2.dnn`` net of an ONNX file, on OpenCV's classic engine where there is a choice
-    (OpenCV 5: this network's forward pass takes ~12 instead of ~15 ms there, same maps
-    to 1e-5)."""
-    engine = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
-    if engine is not None:
-        try:
-            return cv2.dnn.readNetFromONNX(path, engine=engine)
-        except TypeError:
-            pass  # an OpenCV without the choice
-    return cv2.dnn.readNetFromONNX(path)
 
 
 # --- from maps to boards -----------------------------------------------------------------

@@ -24,6 +24,8 @@ import threading
 import cv2
 import numpy as np
 
+from vision.dnn import read_onnx
+
 #: the shipped network
 NET_FILE = os.path.join(os.path.dirname(__file__), "piece_net.onnx")
 #: output columns, in order
@@ -48,7 +50,7 @@ class PieceNet:
         if not os.path.isfile(path):
             raise PieceNetError(f"piece network file {path!r} not found (rebuild it with python -m vision.net_training)")
         try:
-            self._net = _read_onnx(path)
+            self._net = read_onnx(path)
         except cv2.error as e:
             msg = str(e).strip().splitlines()[-1] if str(e).strip() else "unreadable"
             raise PieceNetError(f"piece network file {path!r} cannot be read: {msg[:200]}") from None
@@ -84,19 +86,6 @@ class PieceNet:
             raise PieceNetError(f"piece network {self.path!r} gave output of shape {out.shape}, "
                                 f"expected ({len(crops)}, {len(NET_OUTPUTS)})")
         return out
-
-
-def _read_onnx(path: str):
-    """``cv2.dnn`` net of an ONNX file, on OpenCV's classic engine where there is a choice
-    (OpenCV 5: 16 crops through the piece network take ~3.4 instead of ~3.7 ms of CPU
-    there, the same logits to 1e-5)."""
-    engine = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
-    if engine is not None:
-        try:
-            return cv2.dnn.readNetFromONNX(path, engine=engine)
-        except TypeError:
-            pass  # an OpenCV without the choice
-    return cv2.dnn.readNetFromONNX(path)
 
 
 def _graph_inputs(net) -> list[str]:
