@@ -89,8 +89,8 @@ def _board_digest() -> str:
     """Digest of the board finder's files (the found-board cache depends on them)."""
     if not hasattr(_board_digest, "value"):
         h = hashlib.sha1()
-        for name in ("recognizer.py", "board_net.py", "board_net.onnx", "lattice.py", "outline.py", "cells.py",
-                     "geometry.py", "settings.py", "image.py"):
+        for name in ("recognizer.py", "board_net.py", "board_net.onnx", "board_net_turned.onnx", "dnn.py",
+                     "lattice.py", "outline.py", "cells.py", "geometry.py", "settings.py", "image.py"):
             with open(os.path.join(ROOT, "vision", name), "rb") as f:
                 h.update(f.read())
         _board_digest.value = h.hexdigest()
@@ -193,7 +193,7 @@ def show_by_tilt(results):
 
     for label, low in (("tilt < 35", False), ("tilt >= 35", True)):
         rows = [_row(p, c, x, c is not None, ~behind_tall(p)) for p, c, x in results
-                if (tilt_of(p) >= 35) == low]
+                if not np.isnan(tilt_of(p)) and (tilt_of(p) >= 35) == low]
         rows = [r for r in rows if r["board_found"]]
         n = sum(r["cells_scored"] for r in rows)
         if n:

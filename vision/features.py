@@ -276,8 +276,6 @@ class LocalView:
             # lean away from the principal point (perspective): below ``low_tilt[1]``
             # degrees blend in the vertical of a guessed pinhole camera (all of it below
             # ``low_tilt[0]``), and let "away" follow the lean
-            from vision.crops import vertical_displacements
-
             # (16, 2) pixels per board unit up (``lean``: already computed by the caller)
             persp = vertical_displacements(H, image_shape) if lean is None else np.asarray(lean, float)
             w = np.clip((self.tilt_deg - low_tilt[0]) / (low_tilt[1] - low_tilt[0]), 0.0, 1.0)[:, None]
@@ -318,8 +316,6 @@ def board_region(H: np.ndarray, shape, lean: np.ndarray | None = None) -> tuple[
     ``REGION_MARGIN_PITCH`` pitches, and every cell raised by ``REGION_HEIGHT`` with that
     margin around it (not clipped to the image). ``lean``: ``vision.crops.vertical_displacements``
     of ``H`` on ``shape`` when the caller has it."""
-    from vision.crops import vertical_displacements
-
     m = REGION_MARGIN_PITCH * 0.25
     ring = apply_homography(H, np.array([[-m, -m], [1 + m, -m], [1 + m, 1 + m], [-m, 1 + m]]))
     pitch = float(np.max(np.linalg.norm(np.diff(ring, axis=0), axis=1))) / (4 + 8 * m)

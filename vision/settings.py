@@ -256,10 +256,11 @@ class BoardNetSettings:
     enabled: bool = True
     #: ONNX file of the network ("" = the shipped ``vision/board_net.onnx``)
     model_path: str = ""
-    #: when it finds no board, ask the second network, trained on views turned by any
-    #: angle ("" = the shipped ``vision/board_net_turned.onnx``), before the hand-made
-    #: searches (a board it finds gets the same zoomed pass and polish)
+    #: ask a second network, trained on views turned by any angle: first on portrait
+    #: frames, and on landscape ones when the first network finds no board, before the
+    #: hand-made searches (a board it finds gets the same zoomed pass and polish)
     turned: bool = True
+    #: ONNX file of that network ("" = the shipped ``vision/board_net_turned.onnx``)
     turned_model_path: str = ""
     #: local maxima of a heatmap above this are keypoint candidates
     peak_threshold: float = 0.2

@@ -39,11 +39,11 @@ def test_shipped_network_runs_without_torch():
 def test_network_reads_the_committed_test_images():
     """Board from truth, the network alone with the joint assignment, on the 11 committed
     images with a board (176 visible cells; never used in training). Measured with the
-    shipped network (2026-11-30, session 5, trained with the crops moved at random,
-    ``vision.net_training.warp``): cells fully right 88.6 % (156; occupancy 175), the
-    session-4 network 146 (83.0 %, occupancy 173), the first session-4 network 151, the
-    session-3 one 156: seeds alone move this by a few cells. The floor was 81 % and is
-    85 % now (the new network clears it by 6 cells), so a retrained network has a few
+    shipped network (2026-11-30, session 5, the session-4 recipe, ``--warp 0``): cells
+    fully right 85.8 % (151; occupancy 172); the one trained with moving crops (not
+    shipped: the watch lost placements with it) 156, the session-4 network 146 (83.0 %,
+    occupancy 173), the session-3 one 156: seeds alone move this by a few cells. The floor
+    is 83 % (the shipped network clears it by 5 cells), so a retrained network has a few
     cells of room and a broken one fails."""
     crops, fronts, Y, paths = gather([TEST_DATA], VisionSettings(), 1, progress=False)
     assert len(paths) == 11
@@ -64,7 +64,7 @@ def test_network_reads_the_committed_test_images():
 
 
 OCCUPANCY_MIN = 0.96
-CELLS_MIN = 0.85
+CELLS_MIN = 0.83
 
 
 def test_corrupt_network_file_gives_a_clear_error(tmp_path):
