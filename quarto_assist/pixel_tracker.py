@@ -166,8 +166,7 @@ class PixelTracker(Tracker):
         super().new_game()
         self._probs, self._heights = {}, {}
         if self._latest is not None:
-            self.baseline = self._latest.copy()
-            self._base_frame = None if self._frame is None else self._frame.copy()
+            self._accept(self._latest)
         self._before = {}
         self._issue_key = None
 
@@ -202,15 +201,13 @@ class PixelTracker(Tracker):
         if not self._known:
             return self._first(t, win, mean)
         if self.baseline is None:  # after the board was moved: this still view is the game as it was
-            self.baseline = mean.copy()
-            self._base_frame = None if self._frame is None else self._frame.copy()
+            self._accept(mean)
             return []
         return self._compare(t, win, mean)
 
     def _first(self, t: float, win, mean) -> list[TrackEvent]:
         seen = self._majority([e[1] for e in win])
-        self.baseline = mean.copy()
-        self._base_frame = None if self._frame is None else self._frame.copy()
+        self._accept(mean)
         self._known = True
         if self._expected:
             from .tracker import GRID_PERMS
@@ -263,7 +260,7 @@ class PixelTracker(Tracker):
         if probs:
             self._probs[cell] = np.mean([p[cell, 1:5] for p in probs], axis=0)
             self._heights[cell] = self._measure(cell)
-            ll = self._evidence(cell)
+            ll = self._evidence()[cell]
             best = int(np.argmax(ll))
             best_avail = max(avail, key=lambda q: ll[q]) if avail else None
             if best in on_board and (best_avail is None or ll[best] - ll[best_avail] > self.settings.duplicate_margin):
@@ -288,7 +285,7 @@ class PixelTracker(Tracker):
         if not earlier or len(pieces) < len(earlier) + 1:
             return piece, {}
         rows = earlier + [cell]
-        evidence = {r: self._evidence(r) for r in earlier}
+        evidence = self._evidence()
         score = np.array([[(ll if r == cell else evidence[r])[q] for q in pieces] for r in rows])
         ri, ci = linear_sum_assignment(-score)
         kept = sum(evidence[r][self.board[r]] for r in earlier) + ll[piece]
@@ -360,8 +357,7 @@ class PixelTracker(Tracker):
             self._before[c] = self.baseline[c].copy()
             self.board[c] = piece
             old = self.baseline
-            self.baseline = mean.copy()
-            self._base_frame = None if self._frame is None else self._frame.copy()
+            self._accept(mean)
             for g in gone:  # a piece gone meanwhile stays missing until it is back
                 self.baseline[g] = old[g]
             out.append(TrackEvent(first, "placed", cell=c, piece=piece))
@@ -385,6 +381,12 @@ class PixelTracker(Tracker):
         return []
 
     # --- what each placed piece looked like -------------------------------------------
+    def _accept(self, mean: np.ndarray) -> None:
+        """The board as it stands now is the game: its cells' pictures (``mean``, the
+        steady window's signatures) and the frame (for the next piece's silhouette)."""
+        self.baseline = mean.copy()
+        self._base_frame = None if self._frame is None else self._frame.copy()
+
     def _forget(self, cell: int) -> None:
         self._probs.pop(cell, None)
         self._heights.pop(cell, None)
@@ -402,21 +404,24 @@ class PixelTracker(Tracker):
         except (cv2.error, ValueError, np.linalg.LinAlgError):
             return None  # a geometry the measurement cannot handle: vision alone decides
 
-    def _evidence(self, cell: int) -> np.ndarray:
-        """(16,) log-likelihoods of the pieces for the piece on ``cell``: vision's reading
-        when it was placed, its tall/short weighed with how tall it stands against the other
-        pieces of the game (the heights fall into two groups; see ``silhouette``)."""
+    def _evidence(self) -> dict[int, np.ndarray]:
+        """Per cell with a reading kept, (16,) log-likelihoods of the pieces: vision's reading
+        when its piece was placed, with its tall/short and dark/light weighed against the
+        other pieces of the game (heights fall into two groups a factor two apart, colours
+        into the set's two; see ``silhouette``). All cells at once: the game's groups are
+        estimated once, not once per cell."""
         from .silhouette import dark_log_odds, tall_log_odds
 
-        p = np.clip(np.array(self._probs[cell], float), 0.02, 0.98)
-        if self._heights.get(cell) is not None:
-            odds = tall_log_odds(self._heights, {c: q[0] for c, q in self._probs.items()})
-            colours = {c: (h.colour if h is not None else None) for c, h in self._heights.items()}
-            dark = dark_log_odds(colours, {c: q[1] for c, q in self._probs.items()})
-            for k, extra in ((0, odds.get(cell, 0.0)), (1, dark.get(cell, 0.0))):
-                logit = np.log(p[k] / (1 - p[k])) + extra
-                p[k] = 1.0 / (1.0 + np.exp(-logit))
-        return piece_log_likelihoods(p)
+        measured = {c: h for c, h in self._heights.items() if h is not None}
+        tall = tall_log_odds(measured, {c: q[0] for c, q in self._probs.items()})
+        dark = dark_log_odds({c: h.colour for c, h in measured.items()}, {c: q[1] for c, q in self._probs.items()})
+        out = {}
+        for cell, probs in self._probs.items():
+            p = np.clip(np.array(probs, float), 0.02, 0.98)
+            for k, extra in ((0, tall.get(cell, 0.0)), (1, dark.get(cell, 0.0))):
+                p[k] = 1.0 / (1.0 + np.exp(-(np.log(p[k] / (1 - p[k])) + extra)))
+            out[cell] = piece_log_likelihoods(p)
+        return out
 
     def _first_change(self, cell: int, final: np.ndarray, full: float) -> float:
         """Since when, in the current clear run, the cell has looked as it does now (the

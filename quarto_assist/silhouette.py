@@ -94,7 +94,7 @@ def measure_height(before: np.ndarray, after: np.ndarray, centers: np.ndarray, c
     (16, 2) in game order; ``occupied``: other game cells with a piece on them (a piece
     standing behind the new one in the picture can hide where its top ends)."""
     from vision.crops import vertical_displacements
-    from vision.geometry import apply_homography, cell_grid
+    from vision.geometry import cell_grid, jacobians
 
     centers = np.asarray(centers, float).reshape(16, 2)
     H = board_homography(centers)
@@ -102,11 +102,7 @@ def measure_height(before: np.ndarray, after: np.ndarray, centers: np.ndarray, c
         return None
     lift = vertical_displacements(H, after.shape)[cell] * 0.25  # image pixels per pitch of height
     rise = float(np.hypot(*lift))
-    g = cell_grid()[cell]
-    e = 1e-3
-    p0 = apply_homography(H, [g])[0]
-    J = np.stack([(apply_homography(H, [g + [e, 0]])[0] - p0) / e,
-                  (apply_homography(H, [g + [0, e]])[0] - p0) / e], 1) * 0.25  # pixels per pitch
+    J = jacobians(H, cell_grid()[cell])[0] * 0.25  # image pixels per pitch along board x, y
     scale = float(np.linalg.svd(J, compute_uv=False)[0])
     if rise < 1e-6 or scale < 4:
         return None
@@ -123,11 +119,12 @@ def measure_height(before: np.ndarray, after: np.ndarray, centers: np.ndarray, c
     d -= np.median(d)  # a change of light touches the whole strip
     half = HALF_WIDTH * PX * 0.8
     mid = SPAN * PX / 2
+    lo_col, hi_col = int(mid - half), int(np.ceil(mid + half))  # the central band: the piece's width
     base = int(round(ABOVE * PX))  # the cell centre's row
     # how much the piece's own body changed the picture: just above its foot, where every
     # piece stands (a short one reaches at least 0.3 pitch); a shadow changes it less
     low = max(0, base - int(round((0.3 * rise + HALF_WIDTH * back) / scale * PX)))
-    body = d[low:base + 1, int(mid - half):int(np.ceil(mid + half))]
+    body = d[low:base + 1, lo_col:hi_col]
     level = float(np.percentile(body, 75)) if body.size else 0.0
     threshold = max(CHANGE, BODY_SHARE * level)
     if level < CLEAR_BODY * CHANGE:
@@ -135,16 +132,11 @@ def measure_height(before: np.ndarray, after: np.ndarray, centers: np.ndarray, c
     changed = cv2.morphologyEx((d > threshold).astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     # the outline of a piece much like the board changes more than its inside: fill holes
-    outside = changed.copy()
-    flood = np.zeros((outside.shape[0] + 2, outside.shape[1] + 2), np.uint8)
-    for x in range(outside.shape[1]):
-        for y in (0, outside.shape[0] - 1):
-            if outside[y, x] == 0:
-                cv2.floodFill(outside, flood, (x, y), 2)
-    changed = (outside != 2).astype(np.uint8)
+    outside = cv2.copyMakeBorder(changed, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    cv2.floodFill(outside, None, (0, 0), 2)  # the border ring joins every unchanged area touching it
+    changed = (outside[1:-1, 1:-1] != 2).astype(np.uint8)
     # the piece: the changed region that holds its foot, near the cell centre
-    n, labels = cv2.connectedComponents(changed, connectivity=8)
-    lo_col, hi_col = int(mid - half), int(np.ceil(mid + half))
+    _, labels = cv2.connectedComponents(changed, connectivity=8)
     foot = labels[max(0, base - int(0.3 * PX)):base + int(0.3 * PX), lo_col:hi_col]
     ids, counts = np.unique(foot[foot > 0], return_counts=True)
     if not len(ids):

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from vision.geometry import estimate_focal
+from vision.geometry import estimate_focal, jacobians
 
 #: focal length (pixels) of a typical webcam or phone camera as a share of the image's
 #: long side (about 65 degrees across the long side), used when the board does not tell
@@ -34,15 +34,7 @@ _RANGE = SimpleNamespace(default_focal_factor=TYPICAL_FOCAL, min_focal_factor=FO
 
 def _tilt_deg(H: np.ndarray) -> float:
     """Tilt of the board plane, from the local Jacobian of ``H`` at the board centre."""
-    e = 1e-3
-
-    def at(x, y):
-        p = H @ np.array([x, y, 1.0])
-        return p[:2] / p[2]
-
-    c = at(0.5, 0.5)
-    J = np.stack([(at(0.5 + e, 0.5) - c) / e, (at(0.5, 0.5 + e) - c) / e], -1)
-    s = np.linalg.svd(J, compute_uv=False)
+    s = np.linalg.svd(jacobians(H, [[0.5, 0.5]])[0], compute_uv=False)
     return float(np.degrees(np.arccos(np.clip(s[1] / max(s[0], 1e-12), 0.0, 1.0))))
 
 

@@ -91,14 +91,9 @@ def crop_frames(H: np.ndarray, centres: np.ndarray, up: np.ndarray) -> list[np.n
     ``centres`` (16, 2) image points of the cell centres, ``up`` (16, 2) image directions
     of the vertical (any length; zero -> image up). The scale is the cell pitch along
     the view's least foreshortened direction."""
-    from vision.geometry import apply_homography, cell_grid
+    from vision.geometry import cell_grid, jacobians
 
-    g = cell_grid()
-    e = 1e-3
-    p0 = apply_homography(H, g)
-    dx = (apply_homography(H, g + [e, 0]) - p0) / e
-    dy = (apply_homography(H, g + [0, e]) - p0) / e
-    J = np.stack([dx, dy], -1)
+    J = jacobians(H, cell_grid())
     s1 = np.linalg.svd(J, compute_uv=False)[:, 0] * 0.25  # pixels per pitch
     out = []
     for k in range(16):

@@ -23,7 +23,7 @@ import numpy as np
 
 from vision.crops import (CROP_FEATURE_NAMES, cell_crops, crop_features, front_weights, top_down_patches,
                           vertical_directions, vertical_displacements)
-from vision.geometry import PITCH, apply_homography, cell_grid
+from vision.geometry import PITCH, apply_homography, cell_grid, jacobians
 from vision.net import NET_FEATURE_NAMES, default_net
 from vision.lattice import sample
 
@@ -258,11 +258,7 @@ class LocalView:
                  lean: np.ndarray | None = None):
         self.H = np.asarray(H, float)
         g = cell_grid()
-        e = 1e-3
-        p0 = apply_homography(H, g)
-        dx = (apply_homography(H, g + [e, 0]) - p0) / e
-        dy = (apply_homography(H, g + [0, e]) - p0) / e
-        J = np.stack([dx, dy], -1)  # (16, 2, 2): columns are d(image)/d(board x, y)
+        J = jacobians(H, g)  # (16, 2, 2): columns are d(image)/d(board x, y)
         U, S, Vt = np.linalg.svd(J)
         ratio = np.clip(S[:, 1] / np.maximum(S[:, 0], 1e-9), 0.0, 1.0)
         self.tilt_deg = np.degrees(np.arccos(ratio))

@@ -31,6 +31,16 @@ def apply_homography(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
         return q[:, :2] / q[:, 2:3]
 
 
+def jacobians(H: np.ndarray, pts: np.ndarray, e: float = 1e-3) -> np.ndarray:
+    """``(N, 2, 2)`` local Jacobians of ``H`` at the board points ``pts`` (N, 2): columns
+    are the image displacement per board unit along board x and y (forward differences)."""
+    pts = np.asarray(pts, float).reshape(-1, 2)
+    p0 = apply_homography(H, pts)
+    dx = (apply_homography(H, pts + [e, 0]) - p0) / e
+    dy = (apply_homography(H, pts + [0, e]) - p0) / e
+    return np.stack([dx, dy], -1)
+
+
 def estimate_focal(H: np.ndarray, size: tuple[int, int], settings) -> tuple[float, bool]:
     """Focal length (pixels) of a camera seeing the board square through ``H``
     (board -> image), principal point at the image centre, square pixels.
