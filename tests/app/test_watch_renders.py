@@ -105,7 +105,17 @@ def test_rendered_game_with_vision_naming_the_pieces(video, tmp_path):
     assert s.located == s.placements
     assert len([e for e in events if e["event"] == "placed"]) == s.placements
     assert s.lines >= 1 and s.announced == s.lines
+    # what the pieces' heights and colours in the picture (quarto_assist.silhouette) brought:
+    # no false call, and most pieces named (session 5: game01 12 of 12, game04 9 of 12; session
+    # 4 without them: 11 and 6, with a false call on game04); one piece of room for a retrained
+    # network, so that losing the measurement fails here rather than only moving an xfail
+    assert s.false_quartos == 0
+    assert s.found >= NAMED_MIN.get(os.path.basename(video), 0), s.found
     if s.problems:  # vision's share: naming every piece right (a misread line can also be called falsely)
         pytest.xfail(f"vision names {s.found} of {s.placements} pieces right when placed, {s.final_right} after "
                      f"re-reading, {s.false_quartos} false Quarto call(s) from misread pieces "
                      f"(bench/watch_eval.py): {s.problems}")
+
+
+#: pieces named right when placed, at least (see test_rendered_game_with_vision_naming_the_pieces)
+NAMED_MIN = {"game01.mp4": 11, "game04.mp4": 8}
