@@ -57,6 +57,10 @@ LOW_TILT = 30.0  # camera tilt (degrees from straight down) from which a view co
 LOW_WEIGHT = 1.5  # low views are drawn this many times as often ...
 LOW_HAND_RATE = 0.6  # ... get synthetic occluders this often ...
 LOW_TWO_RATE = 0.45  # ... and two of them this often (else 0.25)
+# the --low recipe (the first network's, upright, with low views drawn and occluded as the
+# turned recipe draws them, and full low views -- most of the lattice hidden -- more still)
+FULL_PIECES = 12  # a board with this many pieces or more counts as full
+FULL_LOW_WEIGHT = 2.0  # a full board seen low is drawn this many times as often (not 1.5)
 # skin tones (BGR), light to dark; each hand varies its own
 SKIN = np.array([[189, 214, 241], [160, 190, 230], [130, 170, 224], [115, 150, 198], [90, 125, 175],
                  [70, 100, 150], [50, 75, 115], [40, 55, 85]], float)
@@ -88,7 +92,8 @@ def load_example(path: str) -> dict | None:
     cells = np.asarray(t.get("cell_centers") or [], float).reshape(-1, 2)
     ex = {"path": path, "image": small, "big": big, "cells": np.zeros((0, 2)), "corners": np.zeros((0, 2)),
           "outline": np.zeros((0, 2)), "pitch": 0.0, "hand": bool(t.get("hand")),
-          "low": float((t.get("camera") or {}).get("tilt_deg") or 0.0) >= LOW_TILT}
+          "low": float((t.get("camera") or {}).get("tilt_deg") or 0.0) >= LOW_TILT,
+          "pieces": sum(c is not None for c in t.get("cells") or [])}
     if len(cells) == 16:
         H, _ = cv2.findHomography(cell_grid(), cells, 0)
         corners = apply_homography(H, UNIT_CORNERS)
@@ -117,11 +122,12 @@ def _gauss(maps: np.ndarray, ch: int, pts: np.ndarray, sigma: float) -> None:
                 maps[ch, yi, xi] = 1.0  # the focal loss's positive: the keypoint's nearest pixel
 
 
-def augment(ex: dict, rng: np.random.Generator, plain: bool = False, turned: bool = False) \
+def augment(ex: dict, rng: np.random.Generator, plain: bool = False, turned: bool = False, low: bool = False) \
         -> tuple[np.ndarray, np.ndarray]:
     """One training pair: ``(3, INPUT_H, INPUT_W)`` float32 input and ``(3, OUT_H, OUT_W)``
     target maps. ``plain``: no augmentation (the frame placed as at run time);
-    ``turned``: the turned network's recipe (see the module's doc)."""
+    ``turned``: the turned network's recipe (see the module's doc); ``low``: low views
+    occluded as in the turned recipe (the views themselves stay upright)."""
     img = ex["image"]
     h, w = img.shape[:2]
     base = min(INPUT_W / w, INPUT_H / h)  # as vision.board_net.prepare_input places a frame
@@ -179,12 +185,12 @@ def augment(ex: dict, rng: np.random.Generator, plain: bool = False, turned: boo
                             borderValue=border)
     tf_in = lambda p: p @ M[:, :2].T + M[:, 2]  # noqa: E731
     if not plain:
-        low = turned and ex["low"]
+        low = (turned or low) and ex["low"]
         if rng.random() < (LOW_HAND_RATE if low else HAND_RATE):
             pitch_in = ex["pitch"] * scale if len(ex["cells"]) else float(rng.uniform(8, 30))
             target = tf_in(ex["cells"]) if len(ex["cells"]) else \
                 rng.uniform([0, 0], [INPUT_W, INPUT_H], (16, 2))
-            canvas = paste_occluders(canvas, target, pitch_in, rng, LOW_TWO_RATE if low else 0.25, turned)
+            canvas = paste_occluders(canvas, target, pitch_in, rng, LOW_TWO_RATE if low else 0.25, turned or low)
         canvas = _colour(canvas, rng)
     maps = np.zeros((3, OUT_H, OUT_W), np.float32)
     if len(ex["cells"]):
@@ -407,6 +413,8 @@ def main(argv=None) -> int:
     ap.add_argument("--files", help="a text file listing the truth files to use (one a line) instead of all in FOLDERS")
     ap.add_argument("--turned", action="store_true",
                     help="the turned network's recipe: views turned by any angle, low views occluded more")
+    ap.add_argument("--low", action="store_true",
+                    help="low views (tilt 30+) drawn 1.5x (full ones, 12+ pieces, 2x) and occluded more, upright")
     ap.add_argument("--val", type=int, default=30, help="keep this many images aside (seeded) to report on")
     args = ap.parse_args(argv)
     try:
@@ -441,14 +449,14 @@ def main(argv=None) -> int:
     bce = torch.nn.BCELoss()
     # images with a rendered hand are drawn more often (the hardest case) ...
     # ... and so are low views, where pieces hide most of the board
-    weight = np.array([(HAND_WEIGHT if e["hand"] else 1.0) * (LOW_WEIGHT if args.turned and e["low"] else 1.0)
-                       for e in train])
+    weight = np.array([(HAND_WEIGHT if e["hand"] else 1.0) * _low_weight(e, args.turned, args.low) for e in train])
     for epoch in range(args.epochs):
         model.train()
         perm = rng.choice(len(train), size=steps_per_epoch * args.batch, p=weight / weight.sum())
         tot, t_ep = 0.0, time.time()
         for b in range(steps_per_epoch):
-            batch = [augment(train[i], rng, turned=args.turned) for i in perm[b * args.batch:(b + 1) * args.batch]]
+            batch = [augment(train[i], rng, turned=args.turned, low=args.low)
+                     for i in perm[b * args.batch:(b + 1) * args.batch]]
             x = torch.from_numpy(np.stack([p[0] for p in batch]))
             y = torch.from_numpy(np.stack([p[1] for p in batch]))
             pred = model(x)
@@ -471,6 +479,13 @@ def main(argv=None) -> int:
         export(model, args.out)
     print(f"wrote {args.out} ({os.path.getsize(args.out) / 1e6:.2f} MB) in {(time.time() - t0) / 60:.1f} min")
     return 0
+
+
+def _low_weight(ex: dict, turned: bool, low: bool) -> float:
+    """How much more often a training view is drawn for being low (and full)."""
+    if not ex["low"] or not (turned or low):
+        return 1.0
+    return FULL_LOW_WEIGHT if low and ex["pieces"] >= FULL_PIECES else LOW_WEIGHT
 
 
 def export(model, path: str) -> None:
