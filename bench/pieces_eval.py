@@ -19,7 +19,12 @@ cell more than half a pitch from its true centre is wrong, a board not found cou
 cell wrong); the figures on the found boards alone are printed too. ``--net FILE`` reads
 with another piece network (e.g. a development run's), ``--by-tilt`` adds the occupancy
 of cells behind a tall piece and the figures per camera-tilt band of
-``vision.evaluation.breakdown``.
+``vision.evaluation.breakdown``. ``--by-lean`` adds the attributes of every piece read (a
+piece in truth and in the reading at the same cell) per band of its cell's true "lean": the
+image length of a one-pitch vertical there, in the board's pitches as seen at that cell
+(the larger singular value of the board's local map), from the truth camera (pose and lens
+distortion); 0 straight under the camera, ~0.9 from a low one. It tells how well the
+network reads a piece's height at each view.
 
 On ``--train`` folders: image-grouped 5-fold cross-validation of the training recipe
 (``vision.training.train``), so the figure is for images the models did not see. On
@@ -204,6 +209,89 @@ def show_by_tilt(results):
               f"tall {_pct(s['tall_pct'])}  cells {_pct(s['cells_right_pct'])}  boards {_pct(s['boards_right_pct'])}")
 
 
+LEAN_BANDS = ((0, .05), (.05, .1), (.1, .15), (.15, .2), (.2, .3), (.3, .5), (.5, 1), (1, 9))
+
+
+def true_leans(path: str) -> np.ndarray | None:
+    """``(16,)`` the true lean of each truth cell (see the module docstring), or ``None``
+    without a camera in the truth. The board's top is taken as level (normal: the world's
+    z axis); the cells are put on it where the rays through their true image centres
+    meet it, scaled to the board's pitch."""
+    import cv2
+
+    from vision.evaluation import load_truth
+
+    truth = load_truth(path)
+    cam = truth.get("camera") or {}
+    if not cam.get("K") or not cam.get("R") or not (truth.get("board") or {}).get("pitch_cm"):
+        return None
+    K, R, t = np.asarray(cam["K"], float), np.asarray(cam["R"], float), np.asarray(cam["t"], float)
+    dist = np.asarray(cam.get("dist") or [0.0] * 5, float)
+    pitch = float(truth["board"]["pitch_cm"]) / 100.0
+    rays = cv2.undistortPoints(np.asarray(truth["cell_centers"], float).reshape(-1, 1, 2), K, dist).reshape(-1, 2)
+    rays = np.c_[rays, np.ones(16)]
+    n = R[:, 2]  # the world's up in camera coordinates
+    X = rays / (rays @ n)[:, None]  # on the plane n . X = 1
+    grid = X.reshape(4, 4, 3)
+    ex = (grid[:, 1:] - grid[:, :-1]).reshape(-1, 3)
+    ey = (grid[1:] - grid[:-1]).reshape(-1, 3)
+    X = X * (pitch / float(np.median(np.linalg.norm(np.r_[ex, ey], axis=1))))
+    grid = X.reshape(4, 4, 3)
+    ux = (grid[:, -1] - grid[:, 0]).sum(0)
+    uy = (grid[-1] - grid[0]).sum(0)
+    ux, uy = ux / np.linalg.norm(ux), uy / np.linalg.norm(uy)
+    up = n if np.dot(n, -X.mean(0)) > 0 else -n  # towards the camera
+    pts = np.concatenate([X, X + pitch * up, X + pitch * ux, X + pitch * uy])
+    uv = cv2.projectPoints(pts, np.zeros(3), np.zeros(3), K, dist)[0].reshape(4, 16, 2)
+    J = np.stack([uv[2] - uv[0], uv[3] - uv[0]], -1)
+    s1 = np.linalg.svd(J, compute_uv=False)[:, 0]
+    return np.linalg.norm(uv[1] - uv[0], axis=1) / s1
+
+
+def lean_pieces(path: str, cells, centres) -> list[tuple[float, list[bool]]]:
+    """Per piece read right or wrong (truth and reading both hold a piece at the cell; not
+    hidden): ``(true lean, [tall, dark, square, hollow] right)``."""
+    from vision.evaluation import _truth_piece, load_truth
+
+    truth = load_truth(path)
+    lean = true_leans(path)
+    if lean is None or cells is None or centres is None:
+        return []
+    tc = np.asarray(truth["cell_centers"], float)
+    rc = np.asarray(centres, float)
+    d = np.hypot(*(tc[:, None] - rc[None]).T).T  # [truth, reading]
+    pitch = float(np.median(np.sort(np.hypot(*(tc[:, None] - tc[None]).T), axis=1)[:, 1]))
+    hidden = truth.get("hidden") or [False] * 16
+    out = []
+    for i in range(16):
+        j = int(np.argmin(d[i]))
+        tp, rp = _truth_piece(truth["cells"][i]), cells[j]
+        if hidden[i] or d[i, j] > 0.5 * pitch or tp is None or rp is None:
+            continue
+        out.append((float(lean[i]), [((tp >> b) & 1) == ((rp >> b) & 1) for b in range(4)]))
+    return out
+
+
+def show_by_lean(results) -> None:
+    """results: (path, cells, centres). Attributes right per band of true lean."""
+    rows = [r for p, c, x in results for r in lean_pieces(p, c, x)]
+    if not rows:
+        print("    (no truth camera: no lean)")
+        return
+    lean = np.array([r[0] for r in rows])
+    ok = np.array([r[1] for r in rows], float)
+    for lo, hi in LEAN_BANDS:
+        m = (lean >= lo) & (lean < hi)
+        if m.any():
+            print(f"    lean {lo:.2f}-{hi:.2f}: {int(m.sum()):5d} pieces  tall {100 * ok[m, 0].mean():5.1f}  "
+                  f"dark {100 * ok[m, 1].mean():5.1f}  square {100 * ok[m, 2].mean():5.1f}  "
+                  f"hollow {100 * ok[m, 3].mean():5.1f}")
+    m = lean < 0.3
+    if m.any():
+        print(f"    lean < 0.30: {int(m.sum()):5d} pieces  tall {100 * ok[m, 0].mean():5.1f}   "
+              f"(>= 0.30: {int((~m).sum())} pieces, tall {100 * ok[~m, 0].mean():5.1f})")
+
+
 def tilt_of(path: str) -> float:
     from vision.evaluation import load_truth
 
@@ -271,6 +359,10 @@ def main() -> int:
                     help="piece network file(s) (default: the shipped vision/piece_net.onnx); with several, the "
                          "--test folders are read with each in turn, on the same found boards")
     ap.add_argument("--by-tilt", action="store_true", help="also occupancy and cells per camera-tilt band")
+    ap.add_argument("--by-lean", action="store_true",
+                    help="also the attributes of the pieces read, per band of their cell's true lean")
+    ap.add_argument("--pool", action="store_true",
+                    help="with --by-lean: one lean table over all --test folders (besides one per folder)")
     args = ap.parse_args()
     nets = args.net or [None]
     use_net(nets[0])
@@ -326,6 +418,7 @@ def use_net(path: str | None) -> None:
 
 def test(args, settings, models, thr) -> None:
     """The figures on every ``--test`` folder."""
+    pooled = []
     for folder in args.test:
         if args.board == "found":
             results = found_results(folder, settings, models, thr)
@@ -342,6 +435,12 @@ def test(args, settings, models, thr) -> None:
                 show("  " + os.path.basename(sub), [r for r in rows if os.path.dirname(r["path"]) == sub])
         if args.by_tilt:
             show_by_tilt(results)
+        if args.by_lean:
+            show_by_lean(results)
+            pooled += results
+    if args.by_lean and args.pool and len(args.test) > 1:
+        print("all --test folders, by lean:")
+        show_by_lean(pooled)
 
 
 if __name__ == "__main__":

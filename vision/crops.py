@@ -112,12 +112,10 @@ def crop_frames(H: np.ndarray, centres: np.ndarray, up: np.ndarray) -> list[np.n
     return out
 
 
-def vertical_displacements(H: np.ndarray, image_shape, focal: float | None = None) -> np.ndarray:
-    """``(16, 2)`` image displacement (pixels) of a point raised by one board unit above
-    each cell centre, to first order, with the guessed camera of
-    :func:`vertical_directions`."""
+def _pose(H: np.ndarray, image_shape, focal: float | None = None):
+    """The guessed camera of :func:`vertical_displacements`: ``(K, r1, r2, r3, t)`` with
+    ``H ~ K [r1 r2 t]`` and the board normal ``r3`` turned towards the camera."""
     from vision.camera_guess import guess_focal
-    from vision.geometry import cell_grid
 
     h, w = image_shape[:2]
     f = guess_focal(H, image_shape) if focal is None else focal * w
@@ -131,12 +129,58 @@ def vertical_displacements(H: np.ndarray, image_shape, focal: float | None = Non
     r3 /= np.linalg.norm(r3) + 1e-12
     if np.dot(r3, t) > 0:
         r3 = -r3
+    return K, r1, r2, r3, t
+
+
+def vertical_displacements(H: np.ndarray, image_shape, focal: float | None = None) -> np.ndarray:
+    """``(16, 2)`` image displacement (pixels) of a point raised by one board unit above
+    each cell centre, to first order, with the guessed camera of
+    :func:`vertical_directions`."""
+    from vision.geometry import cell_grid
+
+    K, r1, r2, r3, t = _pose(H, image_shape, focal)
     g = cell_grid()
     P = r1[None] * g[:, :1] + r2[None] * g[:, 1:2] + t[None]  # (16, 3) camera coordinates
     eps = 1e-3
     q = (K @ (P + eps * r3[None]).T).T
     p = (K @ P.T).T
     return (q[:, :2] / q[:, 2:3] - p[:, :2] / p[:, 2:3]) / eps
+
+
+#: columns of :func:`cell_geometry`
+GEOMETRY_NAMES = ("lean", "foreshortening", "view_slope")
+
+
+def cell_geometry(H: np.ndarray, image_shape, lean: np.ndarray | None = None) -> np.ndarray:
+    """``(16, 3)`` float32: what the board's geometry says at each cell about the
+    upright crop (:func:`cell_crops`), columns :data:`GEOMETRY_NAMES`:
+
+    - ``lean``: the image length of a one-pitch vertical at the cell, in the crop's
+      pitches (the larger singular value of the homography's Jacobian): a piece one pitch
+      tall is that many pitches long in its crop (0 straight under the camera, ~0.9 at a
+      low camera). The crop is scaled by the board's pitch, so without this a piece's
+      height in the crop mixes its true height with the view;
+    - ``foreshortening``: the smaller over the larger singular value of that Jacobian (1
+      seen straight on, towards 0 at a grazing view);
+    - ``view_slope``: the cell's distance from the point under the camera over the
+      camera's height (the tangent of the angle between the line of sight and the
+      vertical; capped at 4), with the guessed camera of :func:`vertical_displacements`.
+
+    ``lean``: :func:`vertical_displacements` already computed for this board and image.
+    The piece network's third input."""
+    from vision.geometry import cell_grid, jacobians
+
+    g = cell_grid()
+    d = vertical_displacements(H, image_shape) if lean is None else np.asarray(lean, float)
+    sv = np.linalg.svd(jacobians(H, g), compute_uv=False)  # (16, 2) pixels per board unit
+    length = np.hypot(d[:, 0], d[:, 1]) / np.maximum(sv[:, 0], 1e-9)
+    fore = sv[:, 1] / np.maximum(sv[:, 0], 1e-9)
+    _, r1, r2, r3, t = _pose(H, image_shape)
+    R = np.c_[r1 / (np.linalg.norm(r1) + 1e-12), r2 / (np.linalg.norm(r2) + 1e-12), r3]
+    cam = -np.linalg.lstsq(R, t, rcond=None)[0]  # camera centre in board units (z: height)
+    slope = np.hypot(g[:, 0] - cam[0], g[:, 1] - cam[1]) / max(abs(float(cam[2])), 1e-9)
+    out = np.c_[np.clip(length, 0.0, 3.0), np.clip(fore, 0.0, 1.0), np.clip(slope, 0.0, 4.0)]
+    return np.nan_to_num(out, nan=0.0).astype(np.float32)
 
 
 def vertical_directions(H: np.ndarray, image_shape, focal: float | None = None,

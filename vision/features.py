@@ -21,7 +21,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.crops import (CROP_FEATURE_NAMES, cell_crops, crop_features, front_weights, top_down_patches,
+from vision.crops import (CROP_FEATURE_NAMES, cell_crops, cell_geometry, crop_features, front_weights, top_down_patches,
                           vertical_directions, vertical_displacements)
 from vision.geometry import PITCH, apply_homography, cell_grid, jacobians
 from vision.net import NET_FEATURE_NAMES, default_net
@@ -511,10 +511,12 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     out[:, k0:k0 + len(CROP_FEATURE_NAMES)] = crop_features(crops, top_down_patches(frame_grey, H))
     k1 = FEATURE_INDEX[NET_FEATURE_NAMES[0]]
     net, front = default_net(), front_weights(H, work.shape, lean=lean)
-    logits = net.logits(crops, front)
+    geometry = cell_geometry(H, work.shape, lean=lean) if net.has_geometry else None
+    logits = net.logits(crops, front, geometry)
     if (ps.mirror_average if mirror is None else mirror):
-        # which cells stand in front of which does not change in a mirror; the network
-        # was trained on mirrored boards too, so two looks average out its handedness
-        logits = 0.5 * (logits + net.logits(np.ascontiguousarray(crops[:, :, ::-1]), front))
+        # which cells stand in front of which, and their geometry, do not change in a
+        # mirror; the network was trained on mirrored boards too, so two looks average out
+        # its handedness
+        logits = 0.5 * (logits + net.logits(np.ascontiguousarray(crops[:, :, ::-1]), front, geometry))
     out[:, k1:k1 + len(NET_FEATURE_NAMES)] = logits
     return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)

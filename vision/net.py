@@ -8,7 +8,11 @@ mean over the board's 16 cells before the last layer, so "dark" can mean the dar
 this set's two colours, and each cell also gets the descriptions of the cells in front
 of it (towards the camera), weighted by how much a piece there covers it in the picture
 (``vision.crops.front_weights``, the network's second input): a cell behind a tall piece
-at a low camera angle shows that piece's body. The logits become the features ``net_occupied`` ..
+at a low camera angle shows that piece's body. Since session 6 a third input gives per cell
+what the board's geometry says about its crop (``vision.crops.cell_geometry``: how many
+crop pitches a one-pitch vertical spans there, the board's foreshortening, the slope of the
+line of sight): the crops are scaled by the board's pitch, so a piece's height in the crop
+alone mixes its true height with the view. The logits become the features ``net_occupied`` ..
 ``net_hollow`` (``vision.features``) on which the attribute models build.
 
 It runs with OpenCV's DNN module (``cv2.dnn.readNetFromONNX``); torch is needed only to
@@ -57,27 +61,36 @@ class PieceNet:
         if self._net.empty():
             raise PieceNetError(f"piece network file {path!r} holds no network")
         self._lock = threading.Lock()
-        self.has_front = self._takes_front()
+        inputs = _graph_inputs(self._net)
+        #: whether the network has the second input (front weights; networks before
+        #: session 4 read the crops alone) and the third (the cells' geometry, session 6);
+        #: read from the graph's inputs, so the file is read once whatever its format
+        self.has_front = "front" in inputs
+        self.has_geometry = "geom" in inputs
 
-    def _takes_front(self) -> bool:
-        """Whether the network has the second input (front weights); networks before
-        session 4 read the crops alone. Read from the graph's inputs, so the file is read
-        once whatever its format."""
-        return "front" in _graph_inputs(self._net)
-
-    def logits(self, crops: np.ndarray, front: np.ndarray | None = None) -> np.ndarray:
-        """``(16, H, W, 3)`` uint8 BGR crops of one board and their ``(16, 16)`` front
+    def logits(self, crops: np.ndarray, front: np.ndarray | None = None,
+               geometry: np.ndarray | None = None) -> np.ndarray:
+        """``(16, H, W, 3)`` uint8 BGR crops of one board, their ``(16, 16)`` front
         weights (``vision.crops.front_weights``; none: no cell covers another, as seen
-        from straight above) -> ``(16, 5)`` float64 logits, columns :data:`NET_OUTPUTS`."""
+        from straight above) and ``(16, 3)`` geometry (``vision.crops.cell_geometry``;
+        needed by a network that takes it) -> ``(16, 5)`` float64 logits, columns
+        :data:`NET_OUTPUTS`."""
         blob = prepare(crops)
         if front is None:
             front = np.zeros((len(crops), len(crops)), np.float32)
         front = np.ascontiguousarray(np.asarray(front, np.float32).reshape(1, len(crops), len(crops)))
+        if self.has_geometry:
+            if geometry is None:
+                raise PieceNetError(f"piece network {self.path!r} needs the cells' geometry "
+                                    "(vision.crops.cell_geometry) beside the crops")
+            geometry = np.ascontiguousarray(np.asarray(geometry, np.float32).reshape(len(crops), -1))
         try:
             with self._lock:
                 self._net.setInput(blob, "crops")
                 if self.has_front:
                     self._net.setInput(front, "front")
+                if self.has_geometry:
+                    self._net.setInput(geometry, "geom")
                 out = np.asarray(self._net.forward(), np.float64)
         except cv2.error as e:
             raise PieceNetError(f"piece network {self.path!r} failed on crops of shape {crops.shape}: "
@@ -90,11 +103,11 @@ class PieceNet:
 
 def _graph_inputs(net) -> list[str]:
     """Names of the inputs of a ``cv2.dnn`` network read from ONNX that are among
-    ``crops`` and ``front`` (classic engine: the outputs of its input layer; OpenCV 5's
+    ``crops``, ``front`` and ``geom`` (classic engine: the outputs of its input layer; OpenCV 5's
     new engine: the ``inputs: [...]`` block that ``Net.dump`` opens its main graph with)."""
     first = net.getLayer(0)
     if first.name == "_input":
-        return [n for n in ("crops", "front") if first.outputNameToIndex(n) >= 0]
+        return [n for n in ("crops", "front", "geom") if first.outputNameToIndex(n) >= 0]
     text = net.dump()
     start = text.find("inputs: [")
     if start < 0:

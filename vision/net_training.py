@@ -12,7 +12,10 @@ board finder moves it (:func:`board_jitter`: a shift of the whole grid plus a sm
 bend, its size per board drawn from the error of the boards the pipeline found on the
 training images, log-normal, median ``exp(--jitter-log-mean)`` pitches RMS). Every copy
 also keeps its front weights (``vision.crops.front_weights``: which cells stand in front
-of which in the picture), the network's second input. While training, every board
+of which in the picture), the network's second input, and its cells' geometry
+(``vision.crops.cell_geometry``: how long a one-pitch vertical is in each crop, the
+board's foreshortening, the slope of the line of sight; session 6), the third, computed
+from the board and the image's size alone (:func:`gather_geometry`). While training, every board
 is also changed at random as real use changes it (:func:`augment`): with ``--warp``,
 its crops moved a little, new at every epoch (:func:`warp`: scale, turn and shift as a
 found board and a guessed camera move them; session 5: the network had learned its
@@ -76,6 +79,53 @@ def board_jitter(rng: np.random.Generator, log_mean: float = JITTER_LOG_MEAN, lo
 
 
 # --- data ---------------------------------------------------------------------------------
+def truth_boards(truth: dict, path: str, S: float, variants: int = 1, jitter=(JITTER_LOG_MEAN, JITTER_LOG_SD)):
+    """The ``variants`` homographies (board -> working pixels, scale ``S``) of the truth
+    image ``path`` (its truth ``truth``): variant 0 fitted to the true cell centres,
+    variant ``v`` > 0 moved by :func:`board_jitter` (seeded by ``v`` and the file's name)."""
+    from vision.geometry import apply_homography, cell_grid
+
+    centres0 = np.asarray(truth["cell_centers"], float) * S
+    H0, _ = cv2.findHomography(cell_grid(), centres0)
+    name = zlib.crc32("/".join(os.path.abspath(path).split(os.sep)[-3:]).encode())
+    out = []
+    for v in range(variants):
+        H = H0
+        if v:
+            off = board_jitter(np.random.default_rng([v, name]), *jitter) * 0.25  # board units
+            H, _ = cv2.findHomography(cell_grid(), apply_homography(H0, cell_grid() + off))
+        out.append(H)
+    return out
+
+
+def truth_geometry(path: str, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN, JITTER_LOG_SD)):
+    """``(variants, 16, 3)`` float32 :func:`vision.crops.cell_geometry` of the boards of
+    :func:`truth_crops` (the same jittered copies), from the truth and the image's size
+    (read from the truth file, else from the image); ``None`` for an image without a board."""
+    from vision.crops import cell_geometry
+    from vision.evaluation import load_truth
+    from vision.image import working_scale
+
+    truth = load_truth(path)
+    if not truth["board_found_expected"] or len(truth.get("cell_centers") or []) != 16:
+        return None
+    if truth.get("width") and truth.get("height"):
+        shape = (int(truth["height"]), int(truth["width"]))
+    else:
+        from vision.image import load_image
+
+        shape = load_image(os.path.join(os.path.dirname(path), truth["image"]), settings.image).shape[:2]
+    scale = working_scale(shape, settings.image)
+    work = shape if scale >= 1.0 else (round(shape[0] * scale), round(shape[1] * scale))
+    return np.stack([cell_geometry(H, work) for H in truth_boards(truth, path, scale, variants, jitter)])
+
+
+def gather_geometry(paths, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN, JITTER_LOG_SD)) -> np.ndarray:
+    """``(N, variants, 16, 3)`` :func:`truth_geometry` of the truth files ``paths`` (those
+    :func:`gather` kept: all with a board)."""
+    return np.stack([truth_geometry(p, settings, variants, jitter) for p in paths])
+
+
 def truth_crops(path: str, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN, JITTER_LOG_SD)):
     """Upright crops of one truth image with the board from truth: ``(crops (variants,
     16, H, W, 3) uint8, front weights (variants, 16, 16) float32, labels (16, 5) int8
@@ -86,7 +136,6 @@ def truth_crops(path: str, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN,
     from vision.crops import cell_crops, front_weights, vertical_directions
     from vision.evaluation import _truth_piece, load_truth
     from vision.features import work_image
-    from vision.geometry import apply_homography, cell_grid
     from vision.image import load_image
 
     truth = load_truth(path)
@@ -94,16 +143,8 @@ def truth_crops(path: str, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN,
         return None
     img = load_image(os.path.join(os.path.dirname(path), truth["image"]), settings.image)
     work, S = work_image(img, settings)
-    centres0 = np.asarray(truth["cell_centers"], float) * S[0, 0]
-    pitch = float(np.median(np.sort(np.hypot(*(centres0[:, None] - centres0[None]).T), axis=1)[:, 1]))
-    H0, _ = cv2.findHomography(cell_grid(), centres0)
-    name = zlib.crc32("/".join(os.path.abspath(path).split(os.sep)[-3:]).encode())
     out, fronts = [], []
-    for v in range(variants):
-        H = H0
-        if v:
-            off = board_jitter(np.random.default_rng([v, name]), *jitter) * 0.25  # board units
-            H, _ = cv2.findHomography(cell_grid(), apply_homography(H0, cell_grid() + off))
+    for H in truth_boards(truth, path, S[0, 0], variants, jitter):
         out.append(cell_crops(work, H, vertical_directions(H, work.shape)))
         fronts.append(front_weights(H, work.shape))
     pieces = [_truth_piece(c) for c in truth["cells"]]
@@ -228,7 +269,8 @@ def augment(crops: np.ndarray, rng: np.random.Generator, geometry: float = 0.0) 
 
 
 # --- the network ----------------------------------------------------------------------------
-def build_model(width: int = 32, embed: int = 64, front: bool = True, late: int | None = None, extra: int = 0):
+def build_model(width: int = 32, embed: int = 64, front: bool = True, late: int | None = None, extra: int = 0,
+                geometry: int = 0):
     """The network (torch module): per crop 6 convolutions (3x3, batch norm, ReLU; four of
     them halve the size: 64x32 -> 4x2; the last three with ``late`` channels, default
     ``2 * width``, and ``extra`` more at 8x4 before the last halving), a fully connected
@@ -236,7 +278,11 @@ def build_model(width: int = 32, embed: int = 64, front: bool = True, late: int 
     board those units, their difference from the board's mean and the units of the cells
     in front (the front weights times the board's units) go to a linear layer of 5
     logits. Inputs ``(16 k, 3, 64, 32)`` crops (k boards of 16 cells) and ``(k, 16, 16)``
-    front weights (``front=False``: the crops alone, as before session 4)."""
+    front weights (``front=False``: the crops alone, as before session 4); with
+    ``geometry`` > 0 also ``(16 k, geometry)`` numbers per cell (``vision.crops.cell_geometry``),
+    fed to the fully connected layer beside the convolutions' output (so the units can
+    weigh a piece's height in the crop by how long a pitch of height is there) and to the
+    last layer."""
     import torch
     from torch import nn
 
@@ -252,18 +298,24 @@ def build_model(width: int = 32, embed: int = 64, front: bool = True, late: int 
             self.features = nn.Sequential(block(3, w // 2, 2), block(w // 2, w, 2), block(w, w, 1),
                                           block(w, lw, 2), block(lw, lw, 1),
                                           *[block(lw, lw, 1) for _ in range(extra)], block(lw, lw, 2))
-            self.fc = nn.Linear(lw * 4 * 2, embed)
+            self.fc = nn.Linear(lw * 4 * 2 + geometry, embed)
             self.drop = nn.Dropout(0.2)
             self.use_front = front
-            self.head = nn.Linear((3 if front else 2) * embed, len(NET_OUTPUTS))
+            self.geometry = geometry
+            self.head = nn.Linear((3 if front else 2) * embed + geometry, len(NET_OUTPUTS))
 
-        def forward(self, x, front=None):
-            e = torch.relu(self.fc(self.features(x).flatten(1)))
+        def forward(self, x, front=None, geom=None):
+            flat = self.features(x).flatten(1)
+            if self.geometry:
+                flat = torch.cat([flat, geom], 1)
+            e = torch.relu(self.fc(flat))
             e = self.drop(e)
             b = e.reshape(-1, 16, e.shape[1])
             parts = [b, b - b.mean(1, keepdim=True)]
             if self.use_front:
                 parts.append(torch.matmul(front, b))
+            if self.geometry:
+                parts.append(geom.reshape(-1, 16, self.geometry))
             both = torch.cat(parts, 2)
             return self.head(both).reshape(-1, len(NET_OUTPUTS))
 
@@ -283,9 +335,10 @@ def _loss(logits, Y):
     return loss if torch.isfinite(loss) else logits.sum() * 0
 
 
-def predict(model, crops: np.ndarray, fronts: np.ndarray, batch_boards: int = 32) -> np.ndarray:
-    """``(N, 16, H, W, 3)`` uint8 crops and ``(N, 16, 16)`` front weights -> ``(N, 16, 5)``
-    logits with a torch model."""
+def predict(model, crops: np.ndarray, fronts: np.ndarray, geoms: np.ndarray | None = None,
+            batch_boards: int = 32) -> np.ndarray:
+    """``(N, 16, H, W, 3)`` uint8 crops, ``(N, 16, 16)`` front weights and ``(N, 16, G)``
+    geometry (for a model that reads it) -> ``(N, 16, 5)`` logits with a torch model."""
     import torch
 
     from vision.net import prepare
@@ -296,7 +349,9 @@ def predict(model, crops: np.ndarray, fronts: np.ndarray, batch_boards: int = 32
         for i in range(0, len(crops), batch_boards):
             c = crops[i:i + batch_boards]
             x = torch.from_numpy(prepare(c.reshape((-1,) + c.shape[2:])))
-            out.append(model(x, torch.from_numpy(fronts[i:i + batch_boards].astype(np.float32)))
+            g = None if geoms is None else torch.from_numpy(geoms[i:i + batch_boards].reshape(-1, geoms.shape[-1])
+                                                              .astype(np.float32))
+            out.append(model(x, torch.from_numpy(fronts[i:i + batch_boards].astype(np.float32)), g)
                        .numpy().reshape(len(c), 16, -1))
     return np.concatenate(out)
 
@@ -331,10 +386,12 @@ def board_scores(logits: np.ndarray, Y: np.ndarray, threshold: float = 0.0) -> d
 def train(crops: np.ndarray, fronts: np.ndarray, Y: np.ndarray, epochs: int = 40, seed: int = 0, width: int = 32,
           embed: int = 64, boards_per_batch: int = 16, lr: float = 3e-3, val=None, log=print, front: bool = True,
           seen=None, late: int | None = None, extra: int = 0, geometry: float = 0.0, weight_decay: float = 1e-3,
-          ema: float = 0.0):
+          ema: float = 0.0, geoms: np.ndarray | None = None):
     """Train on ``(N, V, 16, H, W, 3)`` crops (V jittered variants per image), their ``(N,
-    V, 16, 16)`` front weights and ``(N, 16, 5)`` labels; returns the torch model. ``val``:
-    optional ``(crops (M, 16, ...), fronts (M, 16, 16), labels)`` scored after every few
+    V, 16, 16)`` front weights, ``(N, V, 16, G)`` cell geometry (``geoms``; none: a network
+    without that input) and ``(N, 16, 5)`` labels; returns the torch model (``geometry``
+    is the strength of :func:`warp`, not this input). ``val``:
+    optional ``(crops (M, 16, ...), fronts (M, 16, 16), labels[, geoms (M, 16, G)])`` scored after every few
     epochs (for development only); ``seen``: the same for some of the training images
     (not augmented), scored alongside to tell overfitting (seen >> val) from underfitting.
     ``ema`` > 0: the model returned (and scored) is the exponential moving average of the
@@ -345,7 +402,7 @@ def train(crops: np.ndarray, fronts: np.ndarray, Y: np.ndarray, epochs: int = 40
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    model = build_model(width, embed, front, late, extra)
+    model = build_model(width, embed, front, late, extra, 0 if geoms is None else geoms.shape[-1])
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     steps = epochs * int(np.ceil(len(crops) / boards_per_batch))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -366,8 +423,9 @@ def train(crops: np.ndarray, fronts: np.ndarray, Y: np.ndarray, epochs: int = 40
             batch = np.stack([augment(crops[j, v], rng, geometry) for j, v in zip(idx, var)])
             x = torch.from_numpy(prepare(batch.reshape((-1,) + batch.shape[2:])))
             f = torch.from_numpy(fronts[idx, var].astype(np.float32))
+            g = None if geoms is None else torch.from_numpy(geoms[idx, var].reshape(-1, geoms.shape[-1]))
             y = Yt[idx].reshape(-1, Y.shape[2])
-            loss = _loss(model(x, f), y)
+            loss = _loss(model(x, f, g), y)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -382,10 +440,10 @@ def train(crops: np.ndarray, fronts: np.ndarray, Y: np.ndarray, epochs: int = 40
             total += float(loss.detach()) * len(idx)
         msg = f"epoch {ep + 1}/{epochs} loss {total / len(crops):.4f} ({time.time() - t0:.0f} s)"
         if val is not None and ((ep + 1) % 5 == 0 or ep + 1 == epochs):
-            s = board_scores(predict(model if avg is None else avg, val[0], val[1]), val[2])
+            s = board_scores(predict(model if avg is None else avg, val[0], val[1], *val[3:]), val[2])
             msg += "  val " + " ".join(f"{k} {100 * v:.1f}" for k, v in s.items())
             if seen is not None:
-                s = board_scores(predict(model if avg is None else avg, seen[0], seen[1]), seen[2])
+                s = board_scores(predict(model if avg is None else avg, seen[0], seen[1], *seen[3:]), seen[2])
                 msg += "  | seen " + " ".join(f"{k} {100 * v:.1f}" for k, v in s.items())
         log(msg)
     if avg is not None:
@@ -406,18 +464,23 @@ def export(model, path: str, crop_shape) -> float:
     rng = np.random.default_rng(0)
     crops = rng.integers(0, 256, (16, h, w, 3), dtype=np.uint8)
     front = rng.uniform(0, 1.5, (16, 16)).astype(np.float32)
+    geom = rng.uniform(0, 1, (16, max(model.geometry, 1))).astype(np.float32)[:, :model.geometry]
     x = torch.from_numpy(prepare(crops))
     f = torch.from_numpy(front[None])
+    g = torch.from_numpy(geom) if model.geometry else None
     tmp = path + ".tmp"
-    if model.use_front:
-        torch.onnx.export(model, (x, f), tmp, input_names=["crops", "front"], output_names=["logits"],
-                          opset_version=17, dynamo=False)
-    else:
-        torch.onnx.export(model, (x,), tmp, input_names=["crops"], output_names=["logits"], opset_version=17,
-                          dynamo=False)
+    names, args = ["crops"], [x]
+    if model.use_front or model.geometry:  # forward's second argument
+        names.append("front")
+        args.append(f)
+    if model.geometry:
+        names.append("geom")
+        args.append(g)
+    torch.onnx.export(model, tuple(args), tmp, input_names=names, output_names=["logits"], opset_version=17,
+                      dynamo=False)
     with torch.no_grad():
-        ref = model(x, f).numpy()
-    diff = float(np.abs(PieceNet(tmp).logits(crops, front) - ref).max())
+        ref = model(x, f, g).numpy()
+    diff = float(np.abs(PieceNet(tmp).logits(crops, front, geom if model.geometry else None) - ref).max())
     if diff > 1e-3:
         os.remove(tmp)
         raise RuntimeError(f"OpenCV's reading of the exported network differs from torch by {diff}")
@@ -470,6 +533,8 @@ def main(argv=None) -> int:
                          "their scores with the network's logits (vision.attributes.with_net)")
     ap.add_argument("--net-weight", type=float, default=None, help="weight of the network's logit with --stack "
                     "(default: vision.attributes.NET_WEIGHT)")
+    ap.add_argument("--no-geometry", action="store_true",
+                    help="a network without the cells' geometry (vision.crops.cell_geometry; as before session 6)")
     ap.add_argument("--no-front", action="store_true",
                     help="a network without the front weights (each cell sees the board's mean only, as before)")
     ap.add_argument("--val-fraction", type=float, default=0.0,
@@ -489,7 +554,9 @@ def main(argv=None) -> int:
             listed = {os.path.abspath(line.strip()) for line in f if line.strip()}
         files = [p for d in args.folders for p in truth_files_under(d) if os.path.abspath(p) in listed]
     jitter = (args.jitter_log_mean, args.jitter_log_sd)
-    crops, fronts, Y, paths = gather(args.folders, VisionSettings(), args.variants, jitter, files=files)
+    settings = VisionSettings()
+    crops, fronts, Y, paths = gather(args.folders, settings, args.variants, jitter, files=files)
+    geoms = None if args.no_geometry else gather_geometry(paths, settings, args.variants, jitter)
     counts = {}
     for p in paths:
         counts[os.path.relpath(os.path.dirname(p))] = counts.get(os.path.relpath(os.path.dirname(p)), 0) + 1
@@ -499,23 +566,27 @@ def main(argv=None) -> int:
         rng = np.random.default_rng(1)  # the same images held back whatever --seed
         is_val = rng.random(len(paths)) < args.val_fraction
         # validation on a jittered variant: the pipeline's boards are never exact
-        val = (crops[is_val, min(1, crops.shape[1] - 1)], fronts[is_val, min(1, crops.shape[1] - 1)], Y[is_val])
+        v1 = min(1, crops.shape[1] - 1)
+        val = (crops[is_val, v1], fronts[is_val, v1], Y[is_val]) + (() if geoms is None else (geoms[is_val, v1],))
         crops, fronts, Y = crops[~is_val], fronts[~is_val], Y[~is_val]
+        if geoms is not None:
+            geoms = geoms[~is_val]
         # as many training images, scored the same way: seen >> val is overfitting
         pick = np.random.default_rng(2).choice(len(Y), min(len(Y), int(is_val.sum())), replace=False)
-        seen = (crops[pick, min(1, crops.shape[1] - 1)], fronts[pick, min(1, crops.shape[1] - 1)], Y[pick])
+        seen = (crops[pick, v1], fronts[pick, v1], Y[pick]) + (() if geoms is None else (geoms[pick, v1],))
         print(f"development run: {int(is_val.sum())} images held back for validation")
         with open(os.path.splitext(args.out)[0] + "_val_files.txt", "w", encoding="utf-8") as f:
             f.write("".join(os.path.relpath(p) + "\n" for p, v in zip(paths, is_val) if v))
     model = train(crops, fronts, Y, epochs=args.epochs, seed=args.seed, width=args.width, embed=args.embed, val=val,
                   front=not args.no_front, seen=seen, late=args.late, extra=args.extra,
-                  geometry=args.warp, weight_decay=args.weight_decay, ema=args.ema)
+                  geometry=args.warp, weight_decay=args.weight_decay, ema=args.ema, geoms=geoms)
     diff = export(model, args.out, crops.shape[3:5])
     meta = {"trained_on": counts, "images": len(Y), "epochs": args.epochs, "variants": args.variants,
             "jitter_log_mean": args.jitter_log_mean, "jitter_log_sd": args.jitter_log_sd, "width": args.width, "late": args.late, "extra": args.extra,
             "warp": args.warp, "weight_decay": args.weight_decay, "ema": args.ema,
             "embed": args.embed, "seed": args.seed,
-            "val_fraction": args.val_fraction, "no_front": args.no_front, "seconds": round(time.time() - t0)}
+            "val_fraction": args.val_fraction, "no_front": args.no_front, "no_geometry": args.no_geometry,
+            "seconds": round(time.time() - t0)}
     with open(os.path.splitext(args.out)[0] + ".json", "w", encoding="utf-8") as f:
         json.dump(meta, f, indent=1)
     with open(os.path.splitext(args.out)[0] + "_files.txt", "w", encoding="utf-8") as f:

@@ -157,3 +157,28 @@ def test_the_upward_lean_is_worked_out_once_per_reading(monkeypatch):
     after = features_from_work(img, H, VisionSettings())
     assert len(calls) == 1
     np.testing.assert_array_equal(before, after)
+
+
+def test_cell_geometry_says_how_long_a_pitch_of_height_is_in_each_crop():
+    # the piece network's third input: a piece one pitch tall is `lean` crop pitches long
+    # (under a top-down camera almost nothing, from a low one most of a pitch); checked
+    # against the true camera, with the camera guessed from the board alone
+    from vision.crops import GEOMETRY_NAMES, cell_geometry
+    from vision.geometry import jacobians
+
+    assert GEOMETRY_NAMES == ("lean", "foreshortening", "view_slope")
+    leans = []
+    for tilt in (0.0, 5.0, 30.0, 50.0):
+        H, K, R, t = _camera_homography(tilt)
+        g = cell_geometry(H, (720, 1280))
+        assert g.shape == (16, 3) and g.dtype == np.float32
+        base = np.c_[GRID, np.zeros(16)]
+        d = _project(K, R, t, base + [0, 0, 0.25]) - _project(K, R, t, base)
+        pitch = np.linalg.svd(jacobians(H, GRID), compute_uv=False)[:, 0] * 0.25
+        np.testing.assert_allclose(g[:, 0], np.hypot(*d.T) / pitch, atol=0.03)
+        a = np.radians(tilt)
+        camera = np.array([0.5, 0.5 - 6 * np.sin(a), 6 * np.cos(a)])
+        np.testing.assert_allclose(g[:, 2], np.hypot(*(GRID - camera[:2]).T) / camera[2], atol=0.01)
+        leans.append(float(np.median(g[:, 0])))
+        assert (g[:, 1] <= 1.0).all() and abs(np.median(g[:, 1]) - np.cos(a)) < 0.1
+    assert leans[0] < 0.1 and leans[-1] > 0.7 and leans == sorted(leans)
