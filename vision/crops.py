@@ -33,6 +33,14 @@ CROP_SPAN = 1.0       # pitches across (a piece and little of its neighbours)
 CROP_BELOW = 0.4      # pitches below the cell centre (towards the camera)
 CROP_ABOVE = 1.7      # pitches above it (tall pieces reach ~1.1 pitch)
 GRID_W, GRID_H = 4, 8  # coarse lightness grid
+#: the piece network's crops (session 6) are stretched along the vertical where a pitch of
+#: height is short in the picture (near the point under the camera), so that the image of
+#: a tall piece (~1.3 pitch) plus its top face (~0.5 pitch) fills the crop's height above
+#: the cell centre: stretch ``CROP_ABOVE / (STRETCH_HEIGHT * lean + STRETCH_TOP)``, within
+#: 1 .. ``STRETCH_MAX``
+STRETCH_HEIGHT = 1.3
+STRETCH_TOP = 0.5
+STRETCH_MAX = 3.0
 
 CELL = 8   # HOG cell size in crop pixels
 BINS = 9   # unsigned orientation bins
@@ -85,12 +93,14 @@ CROP_FEATURE_NAMES = (
 )
 
 
-def crop_frames(H: np.ndarray, centres: np.ndarray, up: np.ndarray) -> list[np.ndarray]:
+def crop_frames(H: np.ndarray, centres: np.ndarray, up: np.ndarray,
+                stretch: np.ndarray | None = None) -> list[np.ndarray]:
     """Per cell the 2x3 affine map from crop pixels to image pixels.
 
     ``centres`` (16, 2) image points of the cell centres, ``up`` (16, 2) image directions
     of the vertical (any length; zero -> image up). The scale is the cell pitch along
-    the view's least foreshortened direction."""
+    the view's least foreshortened direction; ``stretch`` (16,): the vertical magnified
+    that much more (:func:`crop_stretch`)."""
     from vision.geometry import cell_grid, jacobians
 
     J = jacobians(H, cell_grid())
@@ -105,8 +115,9 @@ def crop_frames(H: np.ndarray, centres: np.ndarray, up: np.ndarray) -> list[np.n
             r = -r
         # crop x in [0, W): -span/2 .. span/2 pitches; crop y in [0, H): above .. -below
         sx = CROP_SPAN * s1[k] / CROP_W
-        sy = (CROP_ABOVE + CROP_BELOW) * s1[k] / CROP_H
-        origin = centres[k] - r * (CROP_SPAN / 2) * s1[k] + u * CROP_ABOVE * s1[k]
+        v = s1[k] if stretch is None else s1[k] / float(stretch[k])  # image pixels per crop pitch along up
+        sy = (CROP_ABOVE + CROP_BELOW) * v / CROP_H
+        origin = centres[k] - r * (CROP_SPAN / 2) * s1[k] + u * CROP_ABOVE * v
         A = np.c_[r * sx, -u * sy, origin]
         out.append(A)
     return out
@@ -235,14 +246,25 @@ def front_weights(H: np.ndarray, image_shape, reach: float = 2.0, lean: np.ndarr
     return np.where(near, w, 0.0).astype(np.float32)
 
 
-def cell_crops(image: np.ndarray, H: np.ndarray, up: np.ndarray, centres: np.ndarray | None = None) -> np.ndarray:
-    """``(16, CROP_H, CROP_W, 3)`` uint8 BGR upright crops of the cells."""
+def crop_stretch(geometry: np.ndarray) -> np.ndarray:
+    """``(16,)`` the piece network's vertical stretch of each crop from its
+    :func:`cell_geometry` (see :data:`STRETCH_MAX`): 1 where a tall piece fills the crop
+    anyway (lean above ~0.9), up to 3 straight under the camera, where its side shows only
+    as a thin band above its top face."""
+    lean = np.asarray(geometry, float)[:, 0]
+    return np.clip(CROP_ABOVE / (STRETCH_HEIGHT * lean + STRETCH_TOP), 1.0, STRETCH_MAX)
+
+
+def cell_crops(image: np.ndarray, H: np.ndarray, up: np.ndarray, centres: np.ndarray | None = None,
+               stretch: np.ndarray | None = None) -> np.ndarray:
+    """``(16, CROP_H, CROP_W, 3)`` uint8 BGR upright crops of the cells (``stretch``: the
+    vertical magnified per cell, :func:`crop_stretch`)."""
     from vision.geometry import apply_homography, cell_grid
 
     if centres is None:
         centres = apply_homography(H, cell_grid())
     crops = np.empty((16, CROP_H, CROP_W, 3), np.uint8)
-    for k, A in enumerate(crop_frames(H, centres, up)):
+    for k, A in enumerate(crop_frames(H, centres, up, stretch)):
         # dst(x, y) = src(A @ [x, y, 1]); WARP_INVERSE_MAP takes the dst -> src map
         crops[k] = cv2.warpAffine(image, A, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                   borderMode=cv2.BORDER_REPLICATE)

@@ -21,8 +21,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.crops import (CROP_FEATURE_NAMES, cell_crops, cell_geometry, crop_features, front_weights, top_down_patches,
-                          vertical_directions, vertical_displacements)
+from vision.crops import (CROP_FEATURE_NAMES, cell_crops, cell_geometry, crop_features, crop_stretch, front_weights,
+                          top_down_patches, vertical_directions, vertical_displacements)
 from vision.geometry import PITCH, apply_homography, cell_grid, jacobians
 from vision.net import NET_FEATURE_NAMES, default_net
 from vision.lattice import sample
@@ -507,11 +507,17 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     for name, v in cols.items():
         out[:, FEATURE_INDEX[name]] = v
     k0 = FEATURE_INDEX[CROP_FEATURE_NAMES[0]]
-    crops = cell_crops(work, H, vertical_directions(H, work.shape, lean=lean))
+    vertical = vertical_directions(H, work.shape, lean=lean)
+    crops = cell_crops(work, H, vertical)
     out[:, k0:k0 + len(CROP_FEATURE_NAMES)] = crop_features(crops, top_down_patches(frame_grey, H))
     k1 = FEATURE_INDEX[NET_FEATURE_NAMES[0]]
     net, front = default_net(), front_weights(H, work.shape, lean=lean)
-    geometry = cell_geometry(H, work.shape, lean=lean) if net.has_geometry else None
+    geometry = None
+    if net.has_geometry:
+        # a network told the cells' geometry reads crops stretched along the vertical
+        # where a pitch of height is short in the picture (vision.crops.crop_stretch)
+        geometry = cell_geometry(H, work.shape, lean=lean)
+        crops = cell_crops(work, H, vertical, stretch=crop_stretch(geometry))
     logits = net.logits(crops, front, geometry)
     if (ps.mirror_average if mirror is None else mirror):
         # which cells stand in front of which, and their geometry, do not change in a

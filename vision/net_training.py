@@ -15,7 +15,10 @@ also keeps its front weights (``vision.crops.front_weights``: which cells stand 
 of which in the picture), the network's second input, and its cells' geometry
 (``vision.crops.cell_geometry``: how long a one-pitch vertical is in each crop, the
 board's foreshortening, the slope of the line of sight; session 6), the third, computed
-from the board and the image's size alone (:func:`gather_geometry`). While training, every board
+from the board and the image's size alone (:func:`gather_geometry`); such a network's crops
+are stretched along the vertical near the point under the camera
+(``vision.crops.crop_stretch``). That input is built only with ``--geometry`` (session 6:
+not better on kept-aside images; the shipped network is built without it). While training, every board
 is also changed at random as real use changes it (:func:`augment`): with ``--warp``,
 its crops moved a little, new at every epoch (:func:`warp`: scale, turn and shift as a
 found board and a guessed camera move them; session 5: the network had learned its
@@ -126,14 +129,16 @@ def gather_geometry(paths, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN,
     return np.stack([truth_geometry(p, settings, variants, jitter) for p in paths])
 
 
-def truth_crops(path: str, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN, JITTER_LOG_SD)):
+def truth_crops(path: str, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN, JITTER_LOG_SD),
+                stretch: bool = False):
     """Upright crops of one truth image with the board from truth: ``(crops (variants,
     16, H, W, 3) uint8, front weights (variants, 16, 16) float32, labels (16, 5) int8
     (-1 unknown: hidden cells, attributes of empty cells))`` or ``None`` for an image
     without a board. Variant 0 is exact; variant ``v`` > 0 moves the board by
     :func:`board_jitter` (``jitter``: its log mean and log sd; seeded by ``v`` and the
-    file's name)."""
-    from vision.crops import cell_crops, front_weights, vertical_directions
+    file's name). ``stretch``: the crops of a network told the cells' geometry, stretched
+    along the vertical (``vision.crops.crop_stretch``)."""
+    from vision.crops import cell_crops, cell_geometry, crop_stretch, front_weights, vertical_directions
     from vision.evaluation import _truth_piece, load_truth
     from vision.features import work_image
     from vision.image import load_image
@@ -145,7 +150,8 @@ def truth_crops(path: str, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN,
     work, S = work_image(img, settings)
     out, fronts = [], []
     for H in truth_boards(truth, path, S[0, 0], variants, jitter):
-        out.append(cell_crops(work, H, vertical_directions(H, work.shape)))
+        factor = crop_stretch(cell_geometry(H, work.shape)) if stretch else None
+        out.append(cell_crops(work, H, vertical_directions(H, work.shape), stretch=factor))
         fronts.append(front_weights(H, work.shape))
     pieces = [_truth_piece(c) for c in truth["cells"]]
     hidden = np.array(truth.get("hidden") or [False] * 16, bool)
@@ -155,32 +161,34 @@ def truth_crops(path: str, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN,
     return np.stack(out), np.stack(fronts), Y
 
 
-def _cache_key(path: str, variants: int, jitter) -> str:
+def _cache_key(path: str, variants: int, jitter, stretch: bool = False) -> str:
     from vision import crops
 
     layout = (f"v{CROPS_VERSION}:{crops.CROP_SPAN}:{crops.CROP_BELOW}:{crops.CROP_ABOVE}:{crops.CROP_W}x{crops.CROP_H}:"
               f"{variants}:{tuple(jitter)}")
+    if stretch:
+        layout += f":stretch{crops.STRETCH_HEIGHT}:{crops.STRETCH_TOP}:{crops.STRETCH_MAX}"
     return hashlib.sha1(f"{os.path.abspath(path)}:{os.path.getmtime(path)}:{layout}".encode()).hexdigest()
 
 
 def gather(folders, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN, JITTER_LOG_SD), progress: bool = True,
-           files: list[str] | None = None):
+           files: list[str] | None = None, stretch: bool = False):
     """Crops and labels of every truth image (with a board) under ``folders`` (and their
     direct subfolders), or of ``files``: ``(crops (N, variants, 16, H, W, 3) uint8, front
     weights (N, variants, 16, 16) float32, labels (N, 16, 5) int8, paths)``; cached in
-    ``/tmp/net_crops_cache``."""
+    ``/tmp/net_crops_cache``. ``stretch``: :func:`truth_crops`'s."""
     if files is None:
         files = [f for d in folders for f in truth_files_under(d)]
     C, F, Y, paths = [], [], [], []
     t0 = time.time()
     os.makedirs(CACHE, exist_ok=True)
     for k, path in enumerate(files):
-        cache = os.path.join(CACHE, _cache_key(path, variants, jitter) + ".npz")
+        cache = os.path.join(CACHE, _cache_key(path, variants, jitter, stretch) + ".npz")
         if os.path.exists(cache):
             z = np.load(cache)
             r = (z["crops"], z["fronts"], z["labels"]) if z["crops"].size else None
         else:
-            r = truth_crops(path, settings, variants, jitter)
+            r = truth_crops(path, settings, variants, jitter, stretch)
             if r is None:
                 np.savez(cache, crops=np.zeros(0, np.uint8), fronts=np.zeros(0, np.float32),
                          labels=np.zeros(0, np.int8))
@@ -533,8 +541,10 @@ def main(argv=None) -> int:
                          "their scores with the network's logits (vision.attributes.with_net)")
     ap.add_argument("--net-weight", type=float, default=None, help="weight of the network's logit with --stack "
                     "(default: vision.attributes.NET_WEIGHT)")
-    ap.add_argument("--no-geometry", action="store_true",
-                    help="a network without the cells' geometry (vision.crops.cell_geometry; as before session 6)")
+    ap.add_argument("--geometry", action="store_true",
+                    help="a network also told the cells' geometry (vision.crops.cell_geometry), reading crops "
+                         "stretched along the vertical near the point under the camera (vision.crops.crop_stretch); "
+                         "tried in session 6, not better on kept-aside images, not shipped (default: without)")
     ap.add_argument("--no-front", action="store_true",
                     help="a network without the front weights (each cell sees the board's mean only, as before)")
     ap.add_argument("--val-fraction", type=float, default=0.0,
@@ -555,8 +565,9 @@ def main(argv=None) -> int:
         files = [p for d in args.folders for p in truth_files_under(d) if os.path.abspath(p) in listed]
     jitter = (args.jitter_log_mean, args.jitter_log_sd)
     settings = VisionSettings()
-    crops, fronts, Y, paths = gather(args.folders, settings, args.variants, jitter, files=files)
-    geoms = None if args.no_geometry else gather_geometry(paths, settings, args.variants, jitter)
+    crops, fronts, Y, paths = gather(args.folders, settings, args.variants, jitter, files=files,
+                                     stretch=args.geometry)
+    geoms = gather_geometry(paths, settings, args.variants, jitter) if args.geometry else None
     counts = {}
     for p in paths:
         counts[os.path.relpath(os.path.dirname(p))] = counts.get(os.path.relpath(os.path.dirname(p)), 0) + 1
@@ -585,7 +596,7 @@ def main(argv=None) -> int:
             "jitter_log_mean": args.jitter_log_mean, "jitter_log_sd": args.jitter_log_sd, "width": args.width, "late": args.late, "extra": args.extra,
             "warp": args.warp, "weight_decay": args.weight_decay, "ema": args.ema,
             "embed": args.embed, "seed": args.seed,
-            "val_fraction": args.val_fraction, "no_front": args.no_front, "no_geometry": args.no_geometry,
+            "val_fraction": args.val_fraction, "no_front": args.no_front, "geometry": args.geometry,
             "seconds": round(time.time() - t0)}
     with open(os.path.splitext(args.out)[0] + ".json", "w", encoding="utf-8") as f:
         json.dump(meta, f, indent=1)

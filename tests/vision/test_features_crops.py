@@ -182,3 +182,26 @@ def test_cell_geometry_says_how_long_a_pitch_of_height_is_in_each_crop():
         leans.append(float(np.median(g[:, 0])))
         assert (g[:, 1] <= 1.0).all() and abs(np.median(g[:, 1]) - np.cos(a)) < 0.1
     assert leans[0] < 0.1 and leans[-1] > 0.7 and leans == sorted(leans)
+
+
+def test_network_crops_are_stretched_where_a_pitch_of_height_is_short():
+    # near the point under the camera a tall piece's side is a thin band above its top
+    # face; the network's crops magnify the vertical there (up to 3x), less and less as the
+    # camera comes down, and not at all where a tall piece fills the crop anyway
+    from vision.crops import STRETCH_MAX, cell_geometry, crop_frames, crop_stretch
+
+    medians = [float(np.median(crop_stretch(cell_geometry(_camera_homography(t)[0], (720, 1280)))))
+               for t in (2.0, 30.0, 45.0, 65.0)]
+    assert medians == sorted(medians, reverse=True) and abs(medians[-1] - 1.0) < 0.05
+    s = crop_stretch(cell_geometry(_camera_homography(2.0)[0], (720, 1280)))
+    assert (s > 2.0).all() and (s <= STRETCH_MAX).all()
+    H = _camera_homography(2.0)[0]
+    centres = cv2.perspectiveTransform(GRID.reshape(-1, 1, 2), H).reshape(-1, 2)
+    up = np.tile([0.0, -1.0], (16, 1))
+    plain, stretched = crop_frames(H, centres, up), crop_frames(H, centres, up, s)
+    for k in range(16):
+        assert np.isclose(np.linalg.norm(plain[k][:, 1]) / np.linalg.norm(stretched[k][:, 1]), s[k])
+        assert np.allclose(plain[k][:, 0], stretched[k][:, 0])  # the width is not changed
+        # the cell centre stays at the same crop pixel
+        y_c = CROP_H * 1.7 / 2.1
+        assert np.allclose(plain[k] @ [CROP_W / 2, y_c, 1], stretched[k] @ [CROP_W / 2, y_c, 1], atol=1e-6)

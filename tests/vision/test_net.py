@@ -9,7 +9,7 @@ import pytest
 
 from vision.assign import assign_pieces
 from vision.net import NET_FILE, PieceNet, PieceNetError
-from vision.net_training import gather
+from vision.net_training import gather, gather_geometry
 from vision.settings import VisionSettings
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
@@ -45,12 +45,13 @@ def test_network_reads_the_committed_test_images():
     occupancy 173), the session-3 one 156: seeds alone move this by a few cells. The floor
     is 83 % (the shipped network clears it by 5 cells), so a retrained network has a few
     cells of room and a broken one fails."""
-    crops, fronts, Y, paths = gather([TEST_DATA], VisionSettings(), 1, progress=False)
-    assert len(paths) == 11
     net = PieceNet()
+    crops, fronts, Y, paths = gather([TEST_DATA], VisionSettings(), 1, progress=False, stretch=net.has_geometry)
+    geoms = gather_geometry(paths, VisionSettings())
+    assert len(paths) == 11
     occ_ok = cells_ok = cells = 0
-    for c, f, y in zip(crops[:, 0], fronts[:, 0], Y):
-        lg = net.logits(c, f)
+    for c, f, g, y in zip(crops[:, 0], fronts[:, 0], geoms[:, 0], Y):
+        lg = net.logits(c, f, g)
         pred = assign_pieces(lg[:, 0] > 0, 1 / (1 + np.exp(-lg[:, 1:])))
         for i in range(16):
             if y[i, 0] < 0:
@@ -112,7 +113,39 @@ def test_a_network_without_the_front_input_is_read_once_and_still_reads(monkeypa
     real = cv2.dnn.readNetFromONNX
     monkeypatch.setattr(cv2.dnn, "readNetFromONNX", lambda p, **k: reads.append(p) or real(p, **k))
     old = PieceNet(path)
-    assert len(reads) == 1 and not old.has_front
+    assert len(reads) == 1 and not old.has_front and not old.has_geometry
     crops = np.random.default_rng(0).integers(0, 256, (16, 64, 32, 3), dtype=np.uint8)
     np.testing.assert_allclose(old.logits(crops, np.ones((16, 16))), ref, atol=1e-4)
     assert PieceNet().has_front
+
+
+
+def test_a_network_told_the_cells_geometry_needs_it_and_reads_with_it(monkeypatch):
+    # session 6: a network may take a third input, each cell's geometry
+    # (vision.crops.cell_geometry), and then reads crops stretched along the vertical near
+    # the point under the camera. The committed one is small (vision.net_training
+    # .build_model(width=4, embed=8, geometry=3), seed 0), with its logits on these inputs.
+    # The shipped network does not take it (not better on kept-aside images)
+    import vision.net
+    from vision.features import FEATURE_INDEX, features_from_work
+    from vision.geometry import cell_grid
+    from tests.vision.synthetic import drawn_board
+
+    import cv2
+
+    path = os.path.join(TEST_DATA, "piece_net_with_geometry.onnx")
+    net = PieceNet(path)
+    assert net.has_front and net.has_geometry and not PieceNet().has_geometry
+    crops = np.random.default_rng(0).integers(0, 256, (16, 64, 32, 3), dtype=np.uint8)
+    with pytest.raises(PieceNetError, match="geometry"):
+        net.logits(crops, np.ones((16, 16)))
+    geom = np.tile(np.float32([0.1, 0.95, 0.3]), (16, 1))
+    ref = np.load(os.path.join(TEST_DATA, "piece_net_with_geometry_logits.npy"))
+    np.testing.assert_allclose(net.logits(crops, np.ones((16, 16)), geom), ref, atol=1e-4)
+    # the whole piece path feeds it the geometry and the stretched crops
+    monkeypatch.setattr(vision.net, "_default", net)
+    img, centres = drawn_board("rings", tilt=0.3, seed=1)
+    H, _ = cv2.findHomography(cell_grid(), centres)
+    f = features_from_work(img, H, VisionSettings())
+    logits = f[:, FEATURE_INDEX["net_occupied"]:FEATURE_INDEX["net_hollow"] + 1]
+    assert logits.shape == (16, 5) and np.isfinite(logits).all()
