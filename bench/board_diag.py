@@ -122,6 +122,7 @@ def main(argv=None) -> int:
     ap.add_argument("--all", action="store_true", help="diagnose every board, not only the missed ones")
     ap.add_argument("--net", help="first board network ONNX file (default: the shipped one)")
     ap.add_argument("--turned", help="turned board network ONNX file (default: the shipped one)")
+    ap.add_argument("--low", help="low-camera board network ONNX file (default: the shipped one)")
     ap.add_argument("--set", action="append", metavar="SECTION.NAME=VALUE", help="change a vision setting")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
@@ -132,6 +133,8 @@ def main(argv=None) -> int:
         st.board_net.model_path = args.net
     if args.turned:
         st.board_net.turned_model_path = args.turned
+    if args.low:
+        st.board_net.low_model_path = args.low
     for kv in args.set or []:
         try:
             apply_override(st, kv)
@@ -139,7 +142,7 @@ def main(argv=None) -> int:
             print(f"ERROR {e}", file=sys.stderr)
             return 2
     rec = Recognizer(st)
-    kinds: dict[str, collections.Counter] = {"first": collections.Counter(), "turned": collections.Counter()}
+    kinds: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     n = found = 0
     for jp in (p for folder in args.folders for p in truth_files_under(folder)):
         with open(jp, encoding="utf-8") as f:
@@ -162,10 +165,10 @@ def main(argv=None) -> int:
             continue
         H_true = truth_homography(truth)
         parts = []
-        for name, turned in (("first", False), ("turned", True)):
-            if name == "turned" and not st.board_net.turned:
+        for name in ("first", "turned", "low"):
+            if not (name == "first" or getattr(st.board_net, name)):
                 continue
-            d = diagnose(rec, rec._board_net(turned), img, H_true)
+            d = diagnose(rec, rec._board_net(name), img, H_true)
             if not reading.found:
                 kinds[name][d["kind"]] += 1
             h = (f"hyp #{d['hyp_rank']} {d['h_score']:.2f}/{d['h_cells']:.2f}/{d['h_region']:.2f}"

@@ -35,6 +35,9 @@ OUT_W, OUT_H = INPUT_W // STRIDE, INPUT_H // STRIDE
 MODEL_PATH = os.path.join(os.path.dirname(__file__), "board_net.onnx")
 #: the second network, trained on views turned by any angle (tried when the first sees no board)
 TURNED_MODEL_PATH = os.path.join(os.path.dirname(__file__), "board_net_turned.onnx")
+#: the third, trained with full boards seen from low cameras drawn more often (tried when
+#: neither of the others finds a board)
+LOW_MODEL_PATH = os.path.join(os.path.dirname(__file__), "board_net_low.onnx")
 UNIT_CORNERS = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
 _GRID = cell_grid()
 _MODEL_POINTS = np.vstack([_GRID, UNIT_CORNERS])  # 16 cell centres, 4 corners

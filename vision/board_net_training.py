@@ -27,6 +27,16 @@ hide most of the board) drawn 1.5 times as often and occluded more::
     python -m vision.board_net_training data/renders/dev-v0 data/renders/v1/train \\
         data/renders/v2/train data/renders/calib-dev --turned --epochs 40 \\
         --files vision/board_net_turned_files.txt --out vision/board_net_turned.onnx
+
+``--low`` trains the third network (``vision/board_net_low.onnx``, tried when neither of
+the others finds a board): the first network's recipe, with low camera views drawn 1.5
+times as often (full ones, 12 or more pieces, twice) and occluded as the turned recipe
+occludes them (session 6: the boards missed at low cameras are lost in the maps, where
+pieces hide most cell feet)::
+
+    python -m vision.board_net_training data/renders/dev-v0 data/renders/v1/train \\
+        data/renders/v2/train data/renders/calib-dev --low \\
+        --files vision/board_net_low_files.txt --out vision/board_net_low.onnx
 """
 
 from __future__ import annotations

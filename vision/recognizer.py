@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.assign import assign_pieces, piece_log_likelihood
 from vision.attributes import models_from_dict, predict_proba
-from vision.board_net import (MODEL_PATH, TURNED_MODEL_PATH, UNIT_CORNERS, BoardNet, board_hypotheses, explain_score, input_scale,
+from vision.board_net import (LOW_MODEL_PATH, MODEL_PATH, TURNED_MODEL_PATH, UNIT_CORNERS, BoardNet, board_hypotheses, explain_score, input_scale,
                               output_to_frame, peaks, refine, sample, zoom_affine)
 from vision.cells import find_blobs
 from vision.features import board_region, features_from_work
@@ -81,17 +81,20 @@ class Recognizer:
             # the first network is trained on landscape frames turned by at most 25 degrees,
             # the second on frames turned by any angle (a camera at the table's corner or
             # side, a photo taken upright): it looks first at a portrait frame, and at
-            # any frame where the first sees no board
-            order = [False, True] if st.board_net.turned else [False]
+            # any frame where the first sees no board; the third, trained with full boards
+            # seen from low cameras drawn more often, when neither sees one
+            order = ["first", "turned"] if st.board_net.turned else ["first"]
             if bgr.shape[0] > bgr.shape[1]:
                 order = order[::-1]
-            for k, turned in enumerate(order):
-                net = self._board_net(turned)
+            if st.board_net.low:
+                order.append("low")
+            for k, kind in enumerate(order):
+                net = self._board_net(kind)
                 found = self._net_board(net, bgr, scale, (gray.shape[1], gray.shape[0]))
                 if k == 0:
                     H_net, net_reason, search, net_info, net_region = found
                 if found[0] is not None:
-                    H_net, net_info = found[0], {**found[3], "net": "turned"} if turned else found[3]
+                    H_net, net_info = found[0], {**found[3], "net": kind} if kind != "first" else found[3]
                     break
             t = _lap(timings, "board_net", t)
             if H_net is not None:
@@ -252,10 +255,12 @@ class Recognizer:
         timings["total"] = sum(timings.values())
         return reading
 
-    def _board_net(self, turned: bool) -> BoardNet:
-        """The board network (``turned``: the one trained on views turned by any angle)."""
+    def _board_net(self, kind: str) -> BoardNet:
+        """The board network ``kind``: "first", "turned" (trained on views turned by any
+        angle) or "low" (trained with full boards seen from low cameras drawn more often)."""
         st = self.settings.board_net
-        path = (st.turned_model_path or TURNED_MODEL_PATH) if turned else (st.model_path or MODEL_PATH)
+        path = {"first": st.model_path or MODEL_PATH, "turned": st.turned_model_path or TURNED_MODEL_PATH,
+                "low": st.low_model_path or LOW_MODEL_PATH}[kind]
         if path not in self._nets:
             self._nets[path] = BoardNet(path)
         return self._nets[path]

@@ -262,6 +262,11 @@ class BoardNetSettings:
     turned: bool = True
     #: ONNX file of that network ("" = the shipped ``vision/board_net_turned.onnx``)
     turned_model_path: str = ""
+    #: ask a third network, trained with full boards seen from low cameras drawn more
+    #: often, when neither of the others finds a board (before the hand-made searches)
+    low: bool = True
+    #: ONNX file of that network ("" = the shipped ``vision/board_net_low.onnx``)
+    low_model_path: str = ""
     #: local maxima of a heatmap above this are keypoint candidates
     peak_threshold: float = 0.2
     #: at most this many cell-centre / corner candidates (the strongest)
