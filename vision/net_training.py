@@ -57,8 +57,11 @@ JITTER_LOG_MEAN = -3.5
 JITTER_LOG_SD = 0.82
 #: share of the shift of the whole grid in the jitter (the rest bends it at its corners)
 JITTER_SHIFT = 0.85
-#: changes when the cut crops or the board jitter change (cache key)
-CROPS_VERSION = 2
+#: changes when the cut crops or the board jitter change (cache key). 3: the crops' pitch from
+#: vision.geometry.jacobians (commit e9259d1) moved them slightly; the cache of version 2 no longer
+#: matched what the code cuts (session 6: the trainer, same code, gave a different network on
+#: freshly cut crops than on cached ones)
+CROPS_VERSION = 3
 
 
 def board_jitter(rng: np.random.Generator, log_mean: float = JITTER_LOG_MEAN, log_sd: float = JITTER_LOG_SD,
