@@ -40,10 +40,11 @@ def test_network_reads_the_committed_test_images():
     """Board from truth, the network alone with the joint assignment, on the 11 committed
     images with a board (176 visible cells; never used in training). Measured with the
     shipped network (2026-11-30, session 5, the session-4 recipe, ``--warp 0``): cells
-    fully right 85.8 % (151; occupancy 172); the one trained with moving crops (not
+    fully right 85.8 % (151; occupancy 172; 150 on the crops cut since session 5's one
+    Jacobian function, session 6); the one trained with moving crops (not
     shipped: the watch lost placements with it) 156, the session-4 network 146 (83.0 %,
     occupancy 173), the session-3 one 156: seeds alone move this by a few cells. The floor
-    is 83 % (the shipped network clears it by 5 cells), so a retrained network has a few
+    is 83 % (the shipped network clears it by 4 cells), so a retrained network has a few
     cells of room and a broken one fails."""
     net = PieceNet()
     crops, fronts, Y, paths = gather([TEST_DATA], VisionSettings(), 1, progress=False, stretch=net.has_geometry)
