@@ -94,7 +94,8 @@ def _board_digest() -> str:
     """Digest of the board finder's files (the found-board cache depends on them)."""
     if not hasattr(_board_digest, "value"):
         h = hashlib.sha1()
-        for name in ("recognizer.py", "board_net.py", "board_net.onnx", "board_net_turned.onnx", "dnn.py",
+        for name in ("recognizer.py", "board_net.py", "board_net.onnx", "board_net_turned.onnx", "board_net_low.onnx",
+                     "dnn.py",
                      "lattice.py", "outline.py", "cells.py", "geometry.py", "settings.py", "image.py"):
             with open(os.path.join(ROOT, "vision", name), "rb") as f:
                 h.update(f.read())
