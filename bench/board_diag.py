@@ -115,6 +115,8 @@ def diagnose(rec: Recognizer, net, bgr: np.ndarray, H_true: np.ndarray) -> dict:
 
 
 def main(argv=None) -> int:
+    from vision.settings import VisionSettings, apply_override, override_argument
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--min-tilt", type=float, default=0.0, help="only views at this camera tilt or more")
@@ -123,11 +125,9 @@ def main(argv=None) -> int:
     ap.add_argument("--net", help="first board network ONNX file (default: the shipped one)")
     ap.add_argument("--turned", help="turned board network ONNX file (default: the shipped one)")
     ap.add_argument("--low", help="low-camera board network ONNX file (default: the shipped one)")
-    ap.add_argument("--set", action="append", metavar="SECTION.NAME=VALUE", help="change a vision setting")
+    ap.add_argument("--set", action="append", type=override_argument, metavar="SECTION.NAME=VALUE", help="change a vision setting")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    from vision.settings import VisionSettings, apply_override
-
     st = VisionSettings()
     if args.net:
         st.board_net.model_path = args.net
@@ -135,12 +135,8 @@ def main(argv=None) -> int:
         st.board_net.turned_model_path = args.turned
     if args.low:
         st.board_net.low_model_path = args.low
-    for kv in args.set or []:
-        try:
-            apply_override(st, kv)
-        except ValueError as e:
-            print(f"ERROR {e}", file=sys.stderr)
-            return 2
+    for kv in args.set or []:  # checked when the options were read
+        apply_override(st, kv)
     rec = Recognizer(st)
     kinds: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     n = found = 0

@@ -77,6 +77,8 @@ def overlay(path: str, img: np.ndarray, truth: dict, reading) -> None:
 
 
 def main(argv=None) -> int:
+    from vision.settings import VisionSettings, apply_override, override_argument
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--limit", type=int, default=0, help="at most N images (evenly spread)")
@@ -84,7 +86,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quiet", action="store_true", help="totals only")
     ap.add_argument("--net", help="board network ONNX file (default: the shipped one)")
     ap.add_argument("--no-net", action="store_true", help="hand-made searches only (as before session 3)")
-    ap.add_argument("--set", action="append", metavar="SECTION.NAME=VALUE",
+    ap.add_argument("--set", action="append", type=override_argument, metavar="SECTION.NAME=VALUE",
                     help="change a vision setting, e.g. board_net.min_score=0.3 (repeatable)")
     ap.add_argument("--no-fallback", action="store_true",
                     help="the network alone: no hand-made search when it finds no board")
@@ -106,8 +108,6 @@ def main(argv=None) -> int:
         return 2
     if args.overlays:
         os.makedirs(args.overlays, exist_ok=True)
-    from vision.settings import VisionSettings, apply_override
-
     st = VisionSettings()
     if args.net:
         st.board_net.model_path = args.net
@@ -115,12 +115,8 @@ def main(argv=None) -> int:
         st.board_net.enabled = False
     if args.no_fallback:
         st.board_net.fallback = False
-    for kv in args.set or []:
-        try:
-            apply_override(st, kv)
-        except ValueError as e:
-            print(f"ERROR {e}", file=sys.stderr)
-            return 2
+    for kv in args.set or []:  # checked when the options were read
+        apply_override(st, kv)
     rec = Recognizer(st)
     by_method: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     counts = collections.Counter()

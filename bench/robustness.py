@@ -95,23 +95,19 @@ def main(argv=None) -> int:
 
     from vision import Recognizer
     from vision.evaluation import load_truth, score_reading, summarize, truth_files_under
-    from vision.settings import VisionSettings, apply_override
+    from vision.settings import VisionSettings, apply_override, override_argument
 
     table = variants()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folders", nargs="+", metavar="DIR")
     ap.add_argument("--variants", default=",".join(table), help=f"comma-separated, of: {', '.join(table)}")
     ap.add_argument("--limit", type=int, help="at most N images per folder")
-    ap.add_argument("--set", action="append", metavar="SECTION.NAME=VALUE",
+    ap.add_argument("--set", action="append", type=override_argument, metavar="SECTION.NAME=VALUE",
                     help='change a vision setting, e.g. board_net.model_path="other.onnx" (repeatable)')
     args = ap.parse_args(argv)
     settings = VisionSettings()
-    for kv in args.set or []:
-        try:
-            apply_override(settings, kv)
-        except ValueError as e:
-            print(f"ERROR {e}", file=sys.stderr)
-            return 2
+    for kv in args.set or []:  # checked when the options were read
+        apply_override(settings, kv)
     names = [v.strip() for v in args.variants.split(",") if v.strip()]
     unknown = [v for v in names if v not in table]
     if unknown:

@@ -44,28 +44,24 @@ def frames_from(folder: str | None, n: int) -> list[np.ndarray]:
 
 
 def main(argv=None) -> int:
+    from vision.settings import VisionSettings, apply_override, override_argument
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", nargs="?", help="rendered dataset folder (default: a drawn board)")
     ap.add_argument("--frames", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-net", action="store_true", help="without the board network (hand-made searches only)")
-    ap.add_argument("--set", action="append", metavar="SECTION.NAME=VALUE",
+    ap.add_argument("--set", action="append", type=override_argument, metavar="SECTION.NAME=VALUE",
                     help="change a vision setting, e.g. board_net.zoom=false (repeatable)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     from quarto_assist.cli import one_blas_thread
     one_blas_thread()  # as the app does: BLAS threads only slow small products
     frames = frames_from(args.folder, args.frames)
-    from vision.settings import VisionSettings, apply_override
-
     st = VisionSettings()
     st.board_net.enabled = not args.no_net
-    for kv in args.set or []:
-        try:
-            apply_override(st, kv)
-        except ValueError as e:
-            print(f"ERROR {e}", file=sys.stderr)
-            return 2
+    for kv in args.set or []:  # checked when the options were read
+        apply_override(st, kv)
     rec = Recognizer(st)
     rec.analyze(frames[0])  # warm up
     full, step, stages, full_cpu, step_cpu = [], [], {}, [], []

@@ -529,6 +529,19 @@ def _check_value(name: str, default: Any, v: Any) -> Any:
     return v
 
 
+def override_argument(assignment: str) -> str:
+    """``argparse`` type for ``--set SECTION.NAME=VALUE``: the assignment, checked on the
+    default settings, so a bad one is refused with its reason when the options are read
+    (``argparse.ArgumentTypeError``: usage and exit code 2)."""
+    import argparse
+
+    try:
+        apply_override(VisionSettings(), assignment)
+    except SettingsError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return assignment
+
+
 def apply_override(settings: VisionSettings, assignment: str) -> None:
     """Change one setting of ``settings`` in place from ``SECTION.NAME=VALUE`` (VALUE as
     JSON, e.g. ``board_net.zoom=false``), checked as a profile file's value is."""

@@ -152,7 +152,7 @@ def test_boards_found_with_the_zoomed_second_pass_are_a_few_hundredths_of_a_pitc
 
 
 def test_a_benchmark_setting_override_is_checked_like_a_profile_value():
-    # bench/board_eval.py and bench/vision_bench.py take --set SECTION.NAME=VALUE
+    # bench/board_eval.py, board_diag.py, robustness.py and vision_bench.py take --set SECTION.NAME=VALUE
     from vision.settings import SettingsError, apply_override
 
     st = VisionSettings()
@@ -164,6 +164,21 @@ def test_a_benchmark_setting_override_is_checked_like_a_profile_value():
         with pytest.raises(SettingsError, match=quoted):
             apply_override(st, bad)
 
+
+
+def test_a_bad_benchmark_override_is_refused_when_the_options_are_read(capsys):
+    # the benches check --set with argparse: usage, the reason and exit code 2, before any work
+    import argparse
+
+    from vision.settings import override_argument
+
+    ap = argparse.ArgumentParser(prog="bench")
+    ap.add_argument("--set", action="append", type=override_argument)
+    assert ap.parse_args(["--set", "board_net.zoom=false"]).set == ["board_net.zoom=false"]
+    with pytest.raises(SystemExit) as e:
+        ap.parse_args(["--set", "board_net.nope=1"])
+    assert e.value.code == 2
+    assert "nope" in capsys.readouterr().err
 
 @pytest.mark.skipif(not SCENES, reason="no committed rendered scenes")
 def test_a_camera_turned_on_its_side_still_finds_the_boards_numbered_by_the_convention():
