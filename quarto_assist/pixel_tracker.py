@@ -46,7 +46,10 @@ class PixelSettings(TrackerSettings):
     new piece; ``still``: grey levels a cell may flicker within the steady window;
     ``shadow_empty``: share of the steady readings in which vision must see a changed
     neighbour of the new piece empty for its change to count as the new piece's shadow or
-    its cover of the cell behind (not a second piece); ``duplicate_margin``:
+    its cover of the cell behind (not a second piece); ``front_share``: of two changed cells,
+one straight behind the other in the picture, the front one is the new piece's when vision
+sees it taken in this share of the steady readings more than the one behind (a tall piece
+in front changes the cell behind more than its own); ``duplicate_margin``:
     log-likelihood by which a piece already on the board must beat every available piece
     before the new one is flagged as a duplicate; ``reread_margin``:
     log-likelihood by which reading the pieces on the board again together with the new one
@@ -60,6 +63,7 @@ class PixelSettings(TrackerSettings):
     still: float = 4.0
     duplicate_margin: float = 4.0
     shadow_empty: float = 0.8
+    front_share: float = 0.5
     reread_margin: float = 1.0
     join: bool = False
     heights: bool = True
@@ -318,6 +322,12 @@ class PixelTracker(Tracker):
                 # in the picture: a neighbour that changed but reads empty is that, not a piece
                 if empty_share[c] >= s.shadow_empty and empty_share[second] < 0.5:
                     c, second = second, c  # the shade changed more than the piece's own cell
+                elif (self.centers is not None and _rises_over(self.centers, second, c)
+                      and empty_share[c] - empty_share[second] >= s.front_share):
+                    # a tall piece on the cell in front covers much of the cell behind it in the
+                    # picture, which may change more than its own: where the two are front and
+                    # back, vision seeing the front one taken clearly more often decides
+                    c, second = second, c
                 if empty_share[second] >= s.shadow_empty:
                     second = None
             if second is not None and self.centers is not None:
