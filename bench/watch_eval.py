@@ -4,7 +4,8 @@
 
 Default: samples/*.mp4 and data/renders/**/*.mp4 that have a <name>.json beside them.
 Prints one row per video (placements found / invented, unclaimed Quartos announced and
-their delay after settled + grace, fps) and a total.
+their delay after settled + grace, flags raised, which are false alarms in these fairly played
+games, fps) and a total.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ def videos(args) -> list[str]:
     return [p for p in paths if os.path.exists(os.path.splitext(p)[0] + ".json")]
 
 
+def _flags(flags: dict[str, int]) -> str:
+    """The flags raised (the games are played fairly: each is a false alarm)."""
+    n = sum(flags.values())
+    return f"{n} flagged" + (" (" + ", ".join(f"{k} {v}" for k, v in sorted(flags.items())) + ")" if n else "")
+
+
 def main(argv=None) -> int:
     from quarto_assist.scoring import read_events, score
 
@@ -47,6 +54,7 @@ def main(argv=None) -> int:
         return 1
     tot = dict(p=0, f=0, loc=0, fr=0, i=0, l=0, a=0, fq=0)
     delays = []
+    flags: dict[str, int] = {}
     exe = os.path.join(os.path.dirname(sys.executable), "quarto-assist")
     for v in vids:
         truth = json.load(open(os.path.splitext(v)[0] + ".json"))
@@ -69,16 +77,18 @@ def main(argv=None) -> int:
         print(f"{os.path.relpath(v, ROOT)}: placements {s.found}/{s.placements} found ({s.located} at the right cell "
               f"and time, any piece; {s.final_right} with the right piece after re-reading), {s.invented} invented; "
               f"unclaimed Quartos {s.announced}/{s.lines} announced (delay after settled+grace: {dl}), "
-              f"{s.false_quartos} false; {fps} fps incl. start-up")
+              f"{s.false_quartos} false; {_flags(s.flags)}; {fps} fps incl. start-up")
         if args.verbose:
             for prob in s.problems:
                 print(f"    {prob}")
         tot["p"] += s.placements; tot["f"] += s.found; tot["loc"] += s.located; tot["fr"] += s.final_right; tot["i"] += s.invented
         tot["l"] += s.lines; tot["a"] += s.announced; tot["fq"] += s.false_quartos
+        for k, n in s.flags.items():
+            flags[k] = flags.get(k, 0) + n
         delays += s.delays
     print(f"TOTAL: placements {tot['f']}/{tot['p']} found ({tot['loc']} at the right cell and time, {tot['fr']} right after re-reading), "
           f"{tot['i']} invented; unclaimed Quartos "
-          f"{tot['a']}/{tot['l']} announced within 1.5 s, {tot['fq']} false"
+          f"{tot['a']}/{tot['l']} announced within 1.5 s, {tot['fq']} false; {_flags(flags)}"
           + (f"; worst delay {max(delays):+.2f} s" if delays else ""))
     return 0
 

@@ -15,8 +15,10 @@ the view is clear and still for ``settle`` seconds, compares:
   first that vision reads empty, the new piece's shadow, or the cell straight behind it
   in the picture, which the new piece rises over); a piece's cell changed and vision reads
   it empty: the piece disappeared (or moved, when the new piece is that one); the best
-  reading of the new piece is one already on the board by far: a duplicate. These are
-  flagged and never change the game.
+  reading of the new piece is one already on the board by far: a duplicate; nothing new,
+  but a piece's cell changed a lot and vision reads another piece there than when it was
+  placed: a piece swapped (``changed``; read as before, it was only turned or nudged).
+  These are flagged and never change the game.
 
 Pure like :class:`~quarto_assist.tracker.Tracker`: frames and readings in, events out.
 """
@@ -49,7 +51,9 @@ class PixelSettings(TrackerSettings):
     its cover of the cell behind (not a second piece); ``front_share``: of two changed cells,
 one straight behind the other in the picture, the front one is the new piece's when vision
 sees it taken in this share of the steady readings more than the one behind (a tall piece
-in front changes the cell behind more than its own); ``duplicate_margin``:
+in front changes the cell behind more than its own); ``swap_margin``: log-likelihood by
+which vision must now read a piece whose cell changed (nothing new, nothing gone) as another
+piece than when it was placed before it is flagged as swapped; ``duplicate_margin``:
     log-likelihood by which a piece already on the board must beat every available piece
     before the new one is flagged as a duplicate; ``reread_margin``:
     log-likelihood by which reading the pieces on the board again together with the new one
@@ -64,6 +68,7 @@ in front changes the cell behind more than its own); ``duplicate_margin``:
     duplicate_margin: float = 4.0
     shadow_empty: float = 0.8
     front_share: float = 0.5
+    swap_margin: float = 2.0
     reread_margin: float = 1.0
     join: bool = False
     heights: bool = True
@@ -352,6 +357,11 @@ class PixelTracker(Tracker):
                 else:
                     placed = (c, piece, ll)
         disappeared = [Issue("disappeared", (g,), (self.board[g],)) for g in gone]
+        if not (empties and d[empties[0]] >= s.place_change):
+            # nothing new: a piece's cell that changed as much as a piece taken away, and still
+            # holds a piece, was swapped for another, or turned or nudged
+            issues += self._swapped([g for g in range(16) if self.board[g] is not None and g not in gone
+                                     and d[g] >= gone_level], win, mean)
         if placed is not None and not issues:
             c, piece, ll = placed
             out = []
@@ -368,7 +378,8 @@ class PixelTracker(Tracker):
             self.board[c] = piece
             old = self.baseline
             self._accept(mean)
-            for g in gone:  # a piece gone meanwhile stays missing until it is back
+            # a piece gone meanwhile stays missing until it is back; one swapped stays flagged
+            for g in gone + [i.cells[0] for i in self.issues if i.kind == "changed" and self.board[i.cells[0]] is not None]:
                 self.baseline[g] = old[g]
             out.append(TrackEvent(first, "placed", cell=c, piece=piece))
             self.issues = disappeared
@@ -389,6 +400,27 @@ class PixelTracker(Tracker):
             self._issue_key = None
             return [TrackEvent(t, "cleared")]
         return []
+
+    def _swapped(self, cells: list[int], win, mean) -> list[Issue]:
+        """Of the pieces' ``cells`` whose picture changed a lot, those vision now reads as
+        another piece than when it was placed (by ``swap_margin``): flagged as ``changed``,
+        naming the piece it has become (the game's piece with the attributes vision sees
+        flipped flipped, so a piece misread when placed is named right). A cell vision reads
+        as before holds the same piece, turned or nudged: its new picture is the game's.
+        Pieces without a reading kept (resumed, corrected by the user) are not judged."""
+        probs = [e[2][1] for e in win if e[2][1] is not None]
+        out = []
+        for g in cells:
+            if g not in self._probs or not probs:
+                continue
+            then = piece_log_likelihoods(self._probs[g])
+            now = piece_log_likelihoods(np.mean([p[g, 1:5] for p in probs], axis=0))
+            was, reads = int(np.argmax(then)), int(np.argmax(now))
+            if reads != was and now[reads] - now[was] >= self.settings.swap_margin:
+                out.append(Issue("changed", (g,), (self.board[g], self.board[g] ^ was ^ reads)))
+            elif reads == was:
+                self.baseline[g] = mean[g]
+        return out
 
     # --- what each placed piece looked like -------------------------------------------
     def _accept(self, mean: np.ndarray) -> None:

@@ -5,6 +5,7 @@ A truth placement is *found* when a ``placed`` event has the same piece, its
 the placement's ``t`` and ``settled_t + late``. Any other ``placed`` event is *invented*.
 *located* counts placements at the right cell and time whatever the piece, *final_right*
 those of them whose piece is right after later ``reread`` events.
+*flags* counts the ``flagged`` events by kind: in a fairly played game each is a false alarm.
 An unclaimed winning line is *announced* when a ``quarto`` event names the same four
 cells (by centre) no later than ``settled_t + grace + late`` of the placement that made it.
 """
@@ -27,6 +28,7 @@ class Score:
     lines: int = 0
     announced: int = 0
     false_quartos: int = 0
+    flags: dict[str, int] = field(default_factory=dict)  # flagged issues by kind (none in a fair game)
     delays: list[float] = field(default_factory=list)  # quarto t - (settled_t + grace)
     placement_delays: list[float] = field(default_factory=list)  # placed t - settled_t
     problems: list[str] = field(default_factory=list)
@@ -117,6 +119,10 @@ def score(truth: dict, events: list[dict], grace: float = 3.0, late: float = 1.5
                 if i not in matched and len(got) == 4 and np.all(
                         np.linalg.norm(want[:, None] - got[None], axis=2).min(axis=1) <= half_cell):
                     matched.add(i)
+    for e in events:  # the rendered games are played fairly: every flag is a false alarm
+        if e["event"] == "flagged":
+            s.flags[e["kind"]] = s.flags.get(e["kind"], 0) + 1
+            s.problems.append(f"flagged {e['kind']} at t={e['t']}")
     s.false_quartos = len(quartos) - len(matched)
     if s.false_quartos:
         s.problems.append(f"{s.false_quartos} quarto announcement(s) without a truth line")

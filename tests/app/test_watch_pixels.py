@@ -346,3 +346,49 @@ def test_two_new_pieces_side_by_side_across_the_picture_are_still_flagged():
     b2[9], b2[10] = 2, 7  # neither rises over the other in the picture
     tr, ev = play([(empty(), None, False, 2.0), (empty(), [9, 10], True, 1.0), (b2, None, False, 2.0)])
     assert [e.issues[0].kind for e in ev if e.kind == "flagged"] == ["two_new"]
+
+
+def test_a_piece_swapped_for_another_is_flagged_until_put_back_and_the_game_kept():
+    b2 = empty()
+    b2[9] = 0x1
+    swapped = list(b2)
+    swapped[9] = 0xE  # every attribute different
+    b3 = list(swapped)
+    b3[3] = 0x4
+    back = list(b2)
+    back[3] = 0x4
+    tr, events = follow(one_placement(b2) + [(b2, [9], True, 1.0), (swapped, None, False, 2.0),
+                                             (swapped, [3], True, 1.0), (b3, None, False, 2.0),
+                                             (b3, [9], True, 1.0), (back, None, False, 2.0)], TrueVision(0))
+    seen = [(e.kind, e.cell, e.piece) for e in events if e.kind in ("placed", "flagged", "cleared")]
+    assert seen == [("placed", 9, 0x1), ("flagged", None, None), ("placed", 3, 0x4), ("flagged", None, None),
+                    ("cleared", None, None)]
+    flags = [e.issues for e in events if e.kind == "flagged"]
+    assert flags[0] == flags[1]
+    assert [(i.kind, i.cells, i.pieces) for i in flags[0]] == [("changed", (9,), (0x1, 0xE))]
+    assert tr.board[9] == 0x1 and tr.board[3] == 0x4  # the game is what was placed
+
+
+def test_a_piece_nudged_on_its_cell_is_the_same_piece():
+    def nudged(cells, hand=None):
+        img = frame([None if c == 9 and p == 0x7 else p for c, p in enumerate(cells)], hand)
+        if cells[9] == 0x7:  # drawn a third of a cell off its centre: the same piece, moved a little
+            cv2.circle(img, (int(CENTRES[9][0]) + 13, int(CENTRES[9][1])), 13, (120 + 8 * 0x6,) * 3, -1)
+        return img
+
+    b2 = empty()
+    b2[9] = 0x6
+    moved = list(b2)
+    moved[9] = 0x7  # the picture's stand-in for "0x6, nudged"; vision reads 0x6 there
+    b3 = list(moved)
+    b3[3] = 0x4
+
+    class ReadsSix(TrueVision):
+        def read(self, cells, obstructed=False):
+            return super().read([0x6 if p == 0x7 else p for p in cells], obstructed)
+
+    tr, events = follow(one_placement(b2) + [(b2, [9], True, 1.0), (moved, None, False, 2.0),
+                                             (moved, [3], True, 1.0), (b3, None, False, 2.0)], ReadsSix(0), nudged)
+    assert [(e.kind, e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [
+        ("placed", 9, 0x6), ("placed", 3, 0x4)]
+    assert tr.baseline is not None and np.abs(tr.baseline[9] - tr._latest[9]).mean() < 4  # its new look is the game's
