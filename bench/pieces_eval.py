@@ -53,8 +53,13 @@ FOUND_CACHE = "/tmp/pieces_eval_found"
 
 
 def truth_jsons(folder: str) -> list[str]:
+    """The truth files of a folder (and its direct subfolders), or those listed in a text
+    file (one path a line: e.g. a development run's ``*_val_files.txt``)."""
     from vision.evaluation import truth_files_under
 
+    if os.path.isfile(folder):
+        with open(folder, encoding="utf-8") as f:
+            return [line.strip() for line in f if line.strip()]
     return truth_files_under(folder)
 
 
@@ -293,6 +298,122 @@ def show_by_lean(results) -> None:
               f"(>= 0.30: {int((~m).sum())} pieces, tall {100 * ok[~m, 0].mean():5.1f})")
 
 
+def _plan(dataset_dir: str):
+    """The scene generator's plan of a rendered dataset (from its ``dataset.json``), or
+    ``None``: it gives every image's scene description, with each piece's turn."""
+    if not hasattr(_plan, "cache"):
+        _plan.cache = {}
+    if dataset_dir not in _plan.cache:
+        plan = None
+        try:
+            with open(os.path.join(dataset_dir, "dataset.json"), encoding="utf-8") as f:
+                m = json.load(f)
+            from scenegen.dataset import Plan
+
+            plan = Plan(m["seed"], m["boards"], m["piece_sets"], m["holdout_boards"], m["holdout_sets"],
+                        m["holdout_fraction"], negative_rate=m["negative_rate"], hand_rate=m["hand_rate"],
+                        samples=m["samples"], render_scale=m["render_scale"],
+                        procedural_sets=m.get("procedural_sets", 0.0), board_tints=m.get("board_tints", 0.0),
+                        min_pieces=m.get("min_pieces", 0), separate_pieces=m.get("separate_pieces", False))
+        except (OSError, KeyError, TypeError, ValueError, ImportError):
+            plan = None
+        _plan.cache[dataset_dir] = plan
+    return _plan.cache[dataset_dir]
+
+
+def square_turns(path: str) -> np.ndarray | None:
+    """``(16,)`` per truth cell, how far its piece is turned from showing the camera a face
+    square on, in degrees 0..45 (45: an edge towards the camera; NaN for an empty cell), from
+    the scene description the generator rebuilds from the dataset's plan and the image's
+    index (the truth files do not record the pieces' turn); ``None`` when it cannot be
+    rebuilt or does not match the truth."""
+    from vision.evaluation import load_truth
+
+    folder = os.path.dirname(os.path.abspath(path))
+    split = os.path.basename(folder)
+    plan = _plan(os.path.dirname(folder)) if split in ("train", "holdout") else _plan(folder)
+    if plan is None:
+        return None
+    try:
+        index = int(os.path.splitext(os.path.basename(path))[0])
+        got, spec = plan.scene(index)
+    except (ValueError, KeyError):
+        return None
+    truth = load_truth(path)
+    on = {p["cell"]: p for p in spec.get("pieces", []) if p.get("cell") is not None}
+    cells = truth["cells"]
+    if any((c is None) != (i not in on) or (c is not None and int(c, 16) != on[i]["piece"])
+           for i, c in enumerate(cells)):
+        return None
+    eye = np.asarray(spec["camera"]["eye"], float)
+    out = np.full(16, np.nan)
+    for i, p in on.items():
+        view = np.degrees(np.arctan2(p["y"] - eye[1], p["x"] - eye[0]))
+        a = (p["yaw_deg"] - view) % 90.0
+        out[i] = min(a, 90.0 - a)
+    return out
+
+
+def piece_rows(path: str, cells, centres) -> list[dict]:
+    """Per piece read (truth and reading both hold a piece at the cell; not hidden): its
+    truth piece, the piece read, the set's material and id, the board style, the tilt."""
+    from vision.evaluation import _truth_piece, load_truth
+
+    truth = load_truth(path)
+    if cells is None or centres is None:
+        return []
+    tc = np.asarray(truth["cell_centers"], float)
+    rc = np.asarray(centres, float)
+    d = np.hypot(*(tc[:, None] - rc[None]).T).T  # [truth, reading]
+    pitch = float(np.median(np.sort(np.hypot(*(tc[:, None] - tc[None]).T), axis=1)[:, 1]))
+    hidden = truth.get("hidden") or [False] * 16
+    ps = truth.get("piece_set") or {}
+    turns = square_turns(path) if getattr(piece_rows, "turns", False) else None
+    out = []
+    for i in range(16):
+        j = int(np.argmin(d[i]))
+        tp, rp = _truth_piece(truth["cells"][i]), cells[j]
+        if hidden[i] or d[i, j] > 0.5 * pitch or tp is None or rp is None:
+            continue
+        out.append({"truth": tp, "read": rp, "material": ps.get("material", ""),
+                    "set": "procedural" if ps.get("procedural") else ps.get("id", ""),
+                    "board": (truth.get("board") or {}).get("style", ""), "tilt": tilt_of(path),
+                    "turn": None if turns is None else float(turns[i])})
+    return out
+
+
+def show_by_set(results, turns: bool = False) -> None:
+    """results: (path, cells, centres). The four attributes of the pieces read per piece
+    set, material and board style; square/round also per truth shape and, with ``turns``,
+    per turn of a square piece from the camera (0: a face square on, 45: an edge)."""
+    piece_rows.turns = turns
+    rows = [r for p, c, x in results for r in piece_rows(p, c, x)]
+    if not rows:
+        return
+
+    def line(label, rs):
+        ok = np.array([[((r["truth"] >> b) & 1) == ((r["read"] >> b) & 1) for b in range(4)] for r in rs], float)
+        print(f"    {label:34s} {len(rs):5d} pieces  tall {100 * ok[:, 0].mean():5.1f}  dark {100 * ok[:, 1].mean():5.1f}  "
+              f"square {100 * ok[:, 2].mean():5.1f}  hollow {100 * ok[:, 3].mean():5.1f}")
+
+    for key in ("material", "set", "board"):
+        for k in sorted({r[key] for r in rows}):
+            line(f"{key} {k}", [r for r in rows if r[key] == k])
+    for shape, bit in (("square", 4), ("round", 0)):
+        line(f"truth {shape}", [r for r in rows if (r["truth"] & 4) == bit])
+    for label, sel in (("truth square+tall", 5), ("truth square+short", 4), ("truth round+tall", 1),
+                       ("truth round+short", 0)):
+        line(label, [r for r in rows if (r["truth"] & 5) == sel])
+    for label, sel in (("truth square+hollow", 12), ("truth square+solid", 4), ("truth round+hollow", 8),
+                       ("truth round+solid", 0)):
+        line(label, [r for r in rows if (r["truth"] & 12) == sel])
+    if turns:
+        sq = [r for r in rows if r["truth"] & 4 and r["turn"] is not None and not np.isnan(r["turn"])]
+        for lo, hi in ((0, 10), (10, 20), (20, 30), (30, 40), (40, 45.01)):
+            line(f"square, turned {lo}-{min(hi, 45):.0f} deg", [r for r in sq if lo <= r["turn"] < hi])
+        print(f"    ({len(sq)} square pieces with a known turn)")
+
+
 def tilt_of(path: str) -> float:
     from vision.evaluation import load_truth
 
@@ -362,6 +483,10 @@ def main() -> int:
     ap.add_argument("--by-tilt", action="store_true", help="also occupancy and cells per camera-tilt band")
     ap.add_argument("--by-lean", action="store_true",
                     help="also the attributes of the pieces read, per band of their cell's true lean")
+    ap.add_argument("--by-set", action="store_true",
+                    help="also the attributes of the pieces read per piece set, material, board style and true shape")
+    ap.add_argument("--by-turn", action="store_true",
+                    help="with --by-set: square pieces per turn from the camera (rebuilt from the dataset's plan)")
     ap.add_argument("--pool", action="store_true",
                     help="with --by-lean: one lean table over all --test folders (besides one per folder)")
     args = ap.parse_args()
@@ -436,12 +561,17 @@ def test(args, settings, models, thr) -> None:
                 show("  " + os.path.basename(sub), [r for r in rows if os.path.dirname(r["path"]) == sub])
         if args.by_tilt:
             show_by_tilt(results)
+        if args.by_set:
+            show_by_set(results, args.by_turn)
         if args.by_lean:
             show_by_lean(results)
-            pooled += results
+        pooled += results
     if args.by_lean and args.pool and len(args.test) > 1:
         print("all --test folders, by lean:")
         show_by_lean(pooled)
+    if args.by_set and args.pool and len(args.test) > 1:
+        print("all --test folders, by set:")
+        show_by_set(pooled, args.by_turn)
 
 
 if __name__ == "__main__":

@@ -514,6 +514,20 @@ def stack_models(path: str, weight: float | None = None) -> None:
     print(f"{path}: models averaged with the network's logits (weight {weight})")
 
 
+def kept_aside(paths: list[str], listed: list[str] | None = None, fraction: float = 0.0) -> np.ndarray | None:
+    """Which of the training images ``paths`` a development run keeps aside: those in
+    ``listed`` (paths, compared absolute; the same images whatever else is listed for
+    training, so runs on different training lists are scored on the very same images),
+    else a ``fraction`` drawn with a fixed seed (the same images whatever ``--seed``, but
+    they change with the list), else ``None``."""
+    if listed is not None:
+        aside = {os.path.abspath(p) for p in listed}
+        return np.array([os.path.abspath(p) in aside for p in paths], bool)
+    if fraction > 0:
+        return np.random.default_rng(1).random(len(paths)) < fraction
+    return None
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="train the convolutional piece network on rendered training sets")
     ap.add_argument("folders", nargs="+")
@@ -552,6 +566,9 @@ def main(argv=None) -> int:
                     help="a network without the front weights (each cell sees the board's mean only, as before)")
     ap.add_argument("--val-fraction", type=float, default=0.0,
                     help="development only: hold out this fraction of the images and score them every 5 epochs")
+    ap.add_argument("--keep-aside", metavar="LIST",
+                    help="development only: hold out the truth files listed (one path a line) instead of a random "
+                         "fraction, so runs on different training lists are scored on the very same images")
     args = ap.parse_args(argv)
 
     import torch
@@ -576,9 +593,15 @@ def main(argv=None) -> int:
         counts[os.path.relpath(os.path.dirname(p))] = counts.get(os.path.relpath(os.path.dirname(p)), 0) + 1
     print(f"{len(paths)} images ({time.time() - t0:.0f} s): " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     val = seen = None
-    if args.val_fraction > 0:
-        rng = np.random.default_rng(1)  # the same images held back whatever --seed
-        is_val = rng.random(len(paths)) < args.val_fraction
+    if args.val_fraction > 0 and args.keep_aside:
+        print("--val-fraction and --keep-aside exclude each other", file=sys.stderr)
+        return 2
+    aside = None
+    if args.keep_aside:
+        with open(args.keep_aside, encoding="utf-8") as f:
+            aside = [line.strip() for line in f if line.strip()]
+    is_val = kept_aside(paths, aside, args.val_fraction)
+    if is_val is not None:
         # validation on a jittered variant: the pipeline's boards are never exact
         v1 = min(1, crops.shape[1] - 1)
         val = (crops[is_val, v1], fronts[is_val, v1], Y[is_val]) + (() if geoms is None else (geoms[is_val, v1],))
@@ -599,7 +622,7 @@ def main(argv=None) -> int:
             "jitter_log_mean": args.jitter_log_mean, "jitter_log_sd": args.jitter_log_sd, "width": args.width, "late": args.late, "extra": args.extra,
             "warp": args.warp, "weight_decay": args.weight_decay, "ema": args.ema,
             "embed": args.embed, "seed": args.seed,
-            "val_fraction": args.val_fraction, "no_front": args.no_front, "geometry": args.geometry,
+            "val_fraction": args.val_fraction, "keep_aside": args.keep_aside, "no_front": args.no_front, "geometry": args.geometry,
             "seconds": round(time.time() - t0)}
     with open(os.path.splitext(args.out)[0] + ".json", "w", encoding="utf-8") as f:
         json.dump(meta, f, indent=1)

@@ -95,14 +95,17 @@ def recolour(img: np.ndarray, rng) -> np.ndarray:
     return np.clip(out * 255.0 + 0.5, 0, 255).astype(np.uint8)
 
 
-def collect(folders: list[str], settings: VisionSettings, progress=True, augment: int = 0):
+def collect(folders: list[str], settings: VisionSettings, progress=True, augment: int = 0,
+            files: list[str] | None = None):
     """Features ``(N, D)`` and labels ``(N, 5)`` (occupied, tall, dark, square, hollow;
-    -1 where unknown) of every unhidden cell in ``folders``, the board taken from truth
+    -1 where unknown) of every unhidden cell in ``folders`` (or in the truth files
+    ``files``), the board taken from truth
     (so the models learn what a cell looks like, not the board finder's mistakes), plus
     ``augment`` augmented copies of every image (see :func:`truth_image_features`).
     Also returns per-cell meta (truth file, cell, board style, piece set)."""
     X, Y, meta = [], [], []
-    files = [f for d in folders for f in truth_files(d)]
+    if files is None:
+        files = [f for d in folders for f in truth_files(d)]
     t0 = time.time()
     for k, path in enumerate(files):
         truth = load_truth(path)
@@ -155,9 +158,19 @@ def main(argv=None) -> int:
     ap.add_argument("--net-weight", type=float, default=NET_WEIGHT,
                     help="weight of the piece network's logit averaged with each model's score "
                          f"(vision/net.py; 0: the models alone; default {NET_WEIGHT})")
+    ap.add_argument("--files", metavar="LIST",
+                    help="train only on the truth files listed (one path a line) that lie under the folders or their "
+                         "direct subfolders (to repeat a training on the images present on an earlier day)")
     args = ap.parse_args(argv)
     settings = VisionSettings()
-    X, Y, _ = collect(args.folders, settings, augment=args.augment)
+    files = None
+    if args.files:
+        from vision.evaluation import truth_files_under
+
+        with open(args.files, encoding="utf-8") as f:
+            listed = {os.path.abspath(line.strip()) for line in f if line.strip()}
+        files = [p for d in args.folders for p in truth_files_under(d) if os.path.abspath(p) in listed]
+    X, Y, _ = collect(args.folders, settings, augment=args.augment, files=files)
     if len(X) == 0:
         print("no cells collected", file=sys.stderr)
         return 1
@@ -166,6 +179,7 @@ def main(argv=None) -> int:
         models = with_net(models, args.net_weight)
     with open(args.out, "w", encoding="utf-8") as f:
         json.dump({"trained_on": [os.path.basename(os.path.normpath(d)) for d in args.folders],
+                   "files": args.files, "images": len(files) if files is not None else None,
                    "cells": int(len(X)), "augment": args.augment,
                    "units": args.units, "alpha": args.alpha, "ensemble": args.ensemble,
                    "net_weight": args.net_weight, "models": models}, f, indent=1)

@@ -205,3 +205,39 @@ def test_network_crops_are_stretched_where_a_pitch_of_height_is_short():
         # the cell centre stays at the same crop pixel
         y_c = CROP_H * 1.7 / 2.1
         assert np.allclose(plain[k] @ [CROP_W / 2, y_c, 1], stretched[k] @ [CROP_W / 2, y_c, 1], atol=1e-6)
+
+
+def test_attribute_models_train_on_the_listed_images_only(tmp_path):
+    # vision.training --files: the shipped models are rebuilt on the images of a list
+    # (the renders folders grow while a background render runs)
+    from vision.training import main
+
+    listed = os.path.join(DATA, "printed-grid-red-white.json")
+    lst = tmp_path / "files.txt"
+    lst.write_text(listed + "\n")
+    out = tmp_path / "models.json"
+    assert main([DATA, "--files", str(lst), "--out", str(out), "--augment", "0", "--ensemble", "1",
+                 "--units", "8"]) == 0
+    doc = json.loads(out.read_text())
+    hidden = json.load(open(listed)).get("hidden") or [False] * 16
+    assert doc["images"] == 1
+    assert doc["cells"] == 16 - sum(hidden)
+    assert set(doc["models"]) == {"occupied", "tall", "dark", "square", "hollow"}
+
+
+def test_a_development_run_keeps_the_same_images_aside_whatever_else_is_listed():
+    # vision.net_training --keep-aside: two training lists (the session's old and new one)
+    # are scored on the very same images, which neither trains on
+    from vision.net_training import kept_aside
+
+    old = [f"data/v2/train/{i:04d}.json" for i in range(10)]
+    new = sorted(old + [f"data/v2/train/{i:04d}.json" for i in range(10, 30)])
+    aside = [old[2], old[7]]
+    for paths in (old, new):
+        m = kept_aside(paths, aside)
+        assert [p for p, k in zip(paths, m) if k] == aside
+    # a fraction drawn at random changes with the list: that is what --keep-aside avoids
+    a = [p for p, k in zip(old, kept_aside(old, None, 0.3)) if k]
+    b = [p for p, k in zip(new, kept_aside(new, None, 0.3)) if k]
+    assert a != b
+    assert kept_aside(old) is None
