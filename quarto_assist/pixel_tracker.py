@@ -57,7 +57,9 @@ piece than when it was placed before it is flagged as swapped; ``duplicate_margi
     log-likelihood by which a piece already on the board must beat every available piece
     before the new one is flagged as a duplicate; ``reread_margin``:
     log-likelihood by which reading the pieces on the board again together with the new one
-    must beat keeping them as they were before an earlier piece is re-read; ``join``: start
+    must beat keeping them as they were before an earlier piece is re-read; ``later_reads``:
+    each earlier piece's evidence also takes vision's readings of it at every later placement
+    (mean in log-odds with the reading when it was placed); ``join``: start
     from the pieces vision sees on the board instead of an empty board; ``heights``: weigh
     in how tall each new piece stands in the picture (:mod:`quarto_assist.silhouette`)."""
 
@@ -70,6 +72,7 @@ piece than when it was placed before it is flagged as swapped; ``duplicate_margi
     front_share: float = 0.5
     swap_margin: float = 2.0
     reread_margin: float = 1.0
+    later_reads: bool = True
     join: bool = False
     heights: bool = True
 
@@ -107,6 +110,11 @@ def signatures(image: np.ndarray, centers: np.ndarray) -> np.ndarray:
     return out
 
 
+def _logit(p) -> np.ndarray:
+    p = np.clip(np.asarray(p, float), 0.02, 0.98)
+    return np.log(p / (1 - p))
+
+
 def piece_log_likelihoods(p: np.ndarray) -> np.ndarray:
     """(16,) log-likelihood of each piece from (4,) probabilities of tall, dark, square, hollow."""
     p = np.clip(np.asarray(p, float), 0.02, 0.98)
@@ -126,6 +134,7 @@ class PixelTracker(Tracker):
         self._sig_centers: np.ndarray | None = None
         self._probs: dict[int, np.ndarray] = {}  # cell -> vision's (4,) probabilities when it was placed
         self._heights: dict[int, object] = {}  # cell -> silhouette.Height (or None) of the piece placed there
+        self._later: dict[int, list[np.ndarray]] = {}  # cell -> vision's (4,) probabilities at each later placement
         self._frame: np.ndarray | None = None  # the frame being judged
         self._base_frame: np.ndarray | None = None  # a frame of the board as accepted (the baseline's)
 
@@ -173,7 +182,7 @@ class PixelTracker(Tracker):
 
     def new_game(self) -> None:
         super().new_game()
-        self._probs, self._heights = {}, {}
+        self._probs, self._heights, self._later = {}, {}, {}
         if self._latest is not None:
             self._accept(self._latest)
         self._before = {}
@@ -366,6 +375,8 @@ class PixelTracker(Tracker):
             c, piece, ll = placed
             out = []
             if ll is not None:
+                if s.later_reads:
+                    self._look_again(c, win)
                 piece, reread = self._read_together(c, piece, ll)
                 if reread:
                     out.append(TrackEvent(t, "reread", changes={g: (self.board[g], q) for g, q in reread.items()}))
@@ -430,6 +441,7 @@ class PixelTracker(Tracker):
         self._base_frame = None if self._frame is None else self._frame.copy()
 
     def _forget(self, cell: int) -> None:
+        self._later.pop(cell, None)
         self._probs.pop(cell, None)
         self._heights.pop(cell, None)
 
@@ -459,11 +471,23 @@ class PixelTracker(Tracker):
         dark = dark_log_odds({c: h.colour for c, h in measured.items()}, {c: q[1] for c, q in self._probs.items()})
         out = {}
         for cell, probs in self._probs.items():
-            p = np.clip(np.array(probs, float), 0.02, 0.98)
-            for k, extra in ((0, tall.get(cell, 0.0)), (1, dark.get(cell, 0.0))):
-                p[k] = 1.0 / (1.0 + np.exp(-(np.log(p[k] / (1 - p[k])) + extra)))
-            out[cell] = piece_log_likelihoods(p)
+            z = np.mean([_logit(q) for q in [probs] + self._later.get(cell, [])], axis=0)
+            z[0] += tall.get(cell, 0.0)
+            z[1] += dark.get(cell, 0.0)
+            out[cell] = piece_log_likelihoods(1.0 / (1.0 + np.exp(-z)))
         return out
+
+    def _look_again(self, cell: int, win) -> None:
+        """A piece is placed on ``cell``: keep vision's reading of every earlier piece in
+        this window too. Vision reads a piece partly against the others on the board, so
+        a piece read among few may read better among more; each piece's evidence is the
+        mean of its readings (in log-odds), the one when it was placed and those since."""
+        probs = [e[2][1] for e in win if e[2][1] is not None]
+        if not probs:
+            return
+        for r in self._probs:
+            if r != cell and self.board[r] is not None:
+                self._later.setdefault(r, []).append(np.mean([p[r, 1:5] for p in probs], axis=0))
 
     def _first_change(self, cell: int, final: np.ndarray, full: float) -> float:
         """Since when, in the current clear run, the cell has looked as it does now (the

@@ -392,3 +392,26 @@ def test_a_piece_nudged_on_its_cell_is_the_same_piece():
     assert [(e.kind, e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [
         ("placed", 9, 0x6), ("placed", 3, 0x4)]
     assert tr.baseline is not None and np.abs(tr.baseline[9] - tr._latest[9]).mean() < 4  # its new look is the game's
+
+
+def test_an_earlier_misread_is_read_again_when_vision_later_sees_it_better():
+    # C (short light square hollow) on cell 9 reads as D (tall) while it stands alone; once
+    # the next piece is on the board vision reads it clearly short. The next piece is 4, not
+    # D: no conflict between the two, yet the game's cell 9 becomes C with that placement.
+    b2 = empty()
+    b2[9] = 0xC
+    b3 = list(b2)
+    b3[3] = 0x4
+
+    class ReadsBetterLater(ScriptedProbabilities):
+        def read(self, cells, obstructed=False):
+            r = super().read(cells, obstructed)
+            if cells[3] is not None:
+                r.probabilities[9] = [0.95, 0.05, 0.1, 0.9, 0.9]
+            return r
+
+    tr, events = follow(one_placement(b2) + [(b2, [3], True, 1.0), (b3, None, False, 2.0)],
+                        ReadsBetterLater({9: [0.8, 0.1, 0.9, 0.9]}))
+    kinds = [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")]
+    assert kinds == [("placed", 9, 0xD, {}), ("reread", None, None, {9: (0xD, 0xC)}), ("placed", 3, 0x4, {})]
+    assert tr.board[9] == 0xC
