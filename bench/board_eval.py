@@ -15,6 +15,16 @@ the truth (each true centre matched to the nearest predicted one, one to one), `
 = found but some centre farther, ``missed`` = not found. Images without a board:
 ``reject`` (right) or ``false`` (a false board). With ``--overlays``, a PNG per image
 not ``correct``/``reject``: truth centres in blue, found centres in green, outline yellow.
+
+A wrong board is given a kind (:func:`wrong_kind`: the found centres seen in the true
+board's cell coordinates): ``elsewhere`` (not on the board: another object), ``size``
+(a grid of the wrong pitch), ``45-degree``, ``shifted`` (by whole rows / columns: onto
+the table or a printed border), ``bent`` (one part of the grid off: a corner, the
+perspective) or ``loose`` (the whole grid off by a fraction of a pitch); the counts per
+kind and per finding method are printed. ``--stages`` also finds each wrong board again
+with the zoomed pass and the polish switched off, then with the zoomed pass alone, and
+says which stage first made it wrong (``net``: the network's own hypothesis, ``zoom``,
+``polish``; ``fallback`` for the hand-made searches').
 """
 
 from __future__ import annotations
@@ -62,6 +72,41 @@ def judge(truth: dict, reading) -> tuple[str, float, float, float]:
     return ("correct" if ok else "wrong"), float(err.mean()), float(err.max()), pitch
 
 
+def wrong_kind(truth_centres: np.ndarray, found_centres: np.ndarray) -> tuple[str, str]:
+    """The kind of a wrong board and a short description of it.
+
+    ``truth_centres``, ``found_centres``: ``(16, 2)`` pixel centres (found ones in the
+    finder's row-major numbering). The found centres are taken into the true board's cell
+    coordinates (column, row; true cells at 0..3) through the homography fitted to the
+    true centres, and an affine map from the found grid's own (column, row) fitted to
+    them: its scale, turn, offset and the residual name the kind (see the module text).
+    """
+    grid = np.stack([np.arange(16) % 4, np.arange(16) // 4], 1).astype(float)
+    H, _ = cv2.findHomography(grid, truth_centres, 0)
+    q = cv2.perspectiveTransform(found_centres.reshape(-1, 1, 2).astype(float), np.linalg.inv(H)).reshape(-1, 2)
+    X = np.hstack([grid, np.ones((16, 1))])
+    M, *_ = np.linalg.lstsq(X, q, rcond=None)
+    A, b = M[:2].T, M[2]
+    resid = float(np.hypot(*(X @ M - q).T).max())
+    scale = float(np.sqrt(abs(np.linalg.det(A))))
+    turn = float(np.degrees(np.arctan2(A[1, 0], A[0, 0]))) % 90.0
+    offset = A @ [1.5, 1.5] + b - 1.5  # the grid's middle, in cells from the true middle
+    err = float(np.hypot(*(q - np.round(q)).T).max())  # off the nearest true lattice point
+    desc = (f"scale {scale:.2f} turn {turn:.0f} offset {offset[0]:+.2f},{offset[1]:+.2f} cells "
+            f"bend {resid:.2f}")
+    if np.abs(offset).max() > 3.0:
+        return "elsewhere", desc
+    if abs(scale - 1) > 0.15:
+        return "size", desc
+    if 25 < turn < 65:
+        return "45-degree", desc
+    if resid > 0.2:
+        return "bent", desc
+    if np.abs(np.round(offset)).max() >= 1 and err < 0.25:
+        return "shifted", desc
+    return "loose", desc
+
+
 def overlay(path: str, img: np.ndarray, truth: dict, reading) -> None:
     out = img.copy()
     for x, y in truth.get("cell_centers") or []:
@@ -90,6 +135,8 @@ def main(argv=None) -> int:
                     help="change a vision setting, e.g. board_net.min_score=0.3 (repeatable)")
     ap.add_argument("--no-fallback", action="store_true",
                     help="the network alone: no hand-made search when it finds no board")
+    ap.add_argument("--stages", action="store_true",
+                    help="say which stage made each wrong board wrong (finds it again without the zoom / polish)")
     ap.add_argument("--files", help="only the truth files listed in this text file (one a line; folders still "
                                     "group the centre errors): the same images in runs while a folder grows")
     args = ap.parse_args(argv)
@@ -118,6 +165,14 @@ def main(argv=None) -> int:
     for kv in args.set or []:  # checked when the options were read
         apply_override(st, kv)
     rec = Recognizer(st)
+    stage_recs = None
+    if args.stages:
+        raw = VisionSettings.from_dict(st.to_dict())
+        raw.board_net.zoom, raw.board_net.polish_max_shift = False, 0.0
+        zoomed = VisionSettings.from_dict(st.to_dict())
+        zoomed.board_net.polish_max_shift = 0.0
+        stage_recs = [("net", Recognizer(raw)), ("zoom", Recognizer(zoomed))]
+    kinds: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     by_method: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     counts = collections.Counter()
     by_style: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
@@ -146,9 +201,24 @@ def main(argv=None) -> int:
         by_style[style][verdict] += 1
         method = (reading.details or {}).get("method", "")
         by_method[method or "-"][verdict] += 1
+        note = reading.reason if not reading.found else ""
+        if verdict == "wrong":
+            kind, desc = wrong_kind(np.asarray(truth["cell_centers"], float), np.asarray(reading.cell_centers, float))
+            stage = ""
+            if stage_recs is not None:
+                stage = "fallback" if method != "net" else "polish"
+                for name, r in stage_recs if method == "net" else []:
+                    if judge(truth, r.find_board(img))[0] == "wrong":
+                        stage = name
+                        break
+                stage = f" made wrong by {stage}"
+            d = reading.details or {}
+            by = f"{d.get('net', 'first')} network, zoom {d.get('zoom', '-')}" if method == "net" else method
+            kinds[kind][method or "-"] += 1
+            note = f"{kind}: {desc}{stage} ({by})"
         if not args.quiet:
             print(f"{verdict:8s} {style:14s} tilt {tilt:5.1f} err {mean_err:6.1f}/{max_err:6.1f} px "
-                  f"{method:8s} {ms[-1]:6.0f} ms  {jp}  {reading.reason if not reading.found else ''}")
+                  f"{method:8s} {ms[-1]:6.0f} ms  {jp}  {note}")
         if args.overlays and verdict not in ("correct", "reject"):
             name = jp.replace("/", "_").replace(".json", ".png").lstrip("_.")
             overlay(os.path.join(args.overlays, name), img, truth, reading)
@@ -167,6 +237,9 @@ def main(argv=None) -> int:
         c = by_method[method]
         print(f"  by {method:11s} correct {c['correct']:3d} wrong {c['wrong']:3d} missed {c['missed']:3d} "
               f"false {c['false']:2d} reject {c['reject']:2d}")
+    for kind in sorted(kinds, key=lambda k: -sum(kinds[k].values())):
+        print(f"  wrong, {kind:10s} {sum(kinds[kind].values()):3d} ("
+              + ", ".join(f"{m} {n}" for m, n in kinds[kind].most_common()) + ")")
     every = [e for v in errors.values() for e in v]
     for root in [r for r in args.folders if errors.get(r)] + (["all"] if len(errors) > 1 else []):
         e = np.array(errors[root] if root != "all" else every)
