@@ -316,9 +316,11 @@ def lattice_starts(cells: np.ndarray, maps: np.ndarray, keep: int = 8, neighbour
 
 
 def refine(H: np.ndarray, cell_peaks: np.ndarray, corner_peaks: np.ndarray, tolerance: float = 0.35,
-           rounds: int = 3) -> tuple[np.ndarray, int]:
+           rounds: int = 3, cell_weight: int = 1) -> tuple[np.ndarray, int]:
     """Refit ``H`` (unit square -> output map) to every cell / corner peak within
-    ``tolerance`` pitch of where it puts a cell centre / corner. Returns ``(H, inliers)``."""
+    ``tolerance`` pitch of where it puts a cell centre / corner, each cell peak counting
+    ``cell_weight`` times a corner peak in the least-squares fit. Returns ``(H, inliers)``
+    (inliers: the peaks matched, each once)."""
     grid = _MODEL_POINTS
     n = 0
     for _ in range(rounds):
@@ -327,18 +329,19 @@ def refine(H: np.ndarray, cell_peaks: np.ndarray, corner_peaks: np.ndarray, tole
             return H, 0
         pitch = cell_pitch_px(H)
         tol = tolerance * np.r_[pitch, pitch[[0, 3, 15, 12]]]
-        src, dst = [], []
+        src, dst, n = [], [], 0
         for pk, rows in ((cell_peaks, slice(0, 16)), (corner_peaks, slice(16, 20))):
             if len(pk) == 0:
                 continue
             d = np.hypot(pred[rows, None, 0] - pk[None, :, 0], pred[rows, None, 1] - pk[None, :, 1])
             j = d.argmin(1)
             ok = d[np.arange(len(j)), j] <= tol[rows]
-            src.append(grid[rows][ok])
-            dst.append(pk[j[ok], :2])
+            k = cell_weight if rows.start == 0 else 1
+            src.append(np.repeat(grid[rows][ok], k, 0))
+            dst.append(np.repeat(pk[j[ok], :2], k, 0))
+            n += int(ok.sum())
         src = np.vstack(src) if src else np.zeros((0, 2))
         dst = np.vstack(dst) if dst else np.zeros((0, 2))
-        n = len(src)
         if n < 6:
             return H, n
         H2, _ = cv2.findHomography(src, dst, 0)

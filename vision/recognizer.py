@@ -342,13 +342,18 @@ class Recognizer:
         H_out = H_out / H_out[2, 2]
         cells = peaks(maps[0], st.peak_threshold, st.max_cell_peaks)
         corners = peaks(maps[1], st.peak_threshold, st.max_corner_peaks)
-        # the cell peaks alone when they are enough: a corner peak is an extrapolation
-        # (half a pitch outside the outer cells, where a board's rim may say otherwise)
-        # and, at the grid's extremes, pulls the whole fit
+        # the cell peaks alone, and with the playing area's corners (an extrapolation half
+        # a pitch outside the outer cells, where a drawn board's rim may pull it, counted
+        # half as much as a cell): whichever explains the zoomed maps better. A corner
+        # cell whose foot a piece hides leaves the cells-only grid free to swing there
         H_new, n = refine(H_out, cells, np.zeros((0, 3)), st.match_tolerance, st.refine_rounds + 1)
-        if n < st.zoom_min_inliers or not st.zoom_cells_only:
-            H_new, n = refine(H_out, cells, corners, st.match_tolerance, st.refine_rounds + 1)
         score = explain_score(H_new, maps)[0] if np.isfinite(H_new).all() else 0.0
+        if n < st.zoom_min_inliers or not st.zoom_cells_only:
+            weight = 1 if st.zoom_cells_only else max(1, st.zoom_cell_weight)
+            H_k, n_k = refine(H_out, cells, corners, st.match_tolerance, st.refine_rounds + 1, weight)
+            score_k = explain_score(H_k, maps)[0] if np.isfinite(H_k).all() else 0.0
+            if n < st.zoom_min_inliers or score_k > score:
+                H_new, n, score = H_k, n_k, score_k
         H_new = S @ to_frame @ H_new
         H_new = H_new / H_new[2, 2]
         pitch = float(np.median(cell_pitch_px(H_work)))

@@ -305,8 +305,15 @@ class BoardNetSettings:
     zoom_min_inliers: int = 10
     zoom_max_shift: float = 0.35
     #: the zoomed refit uses the cell peaks alone (the corner peaks too only when fewer
-    #: than ``zoom_min_inliers`` cells match)
-    zoom_cells_only: bool = True
+    #: than ``zoom_min_inliers`` cells match); when false (since session 7), it is also
+    #: made with the corner peaks, each cell peak counting ``zoom_cell_weight`` times a
+    #: corner peak, and the one that explains the zoomed maps better is kept: boards
+    #: found a fraction of a pitch off (a corner cell's foot hidden by a piece) fell from
+    #: 22 to 13 of 392 training renders no network was trained on, centre error 2.71 ->
+    #: 2.43 px (docs/vision.md, "Session 7: board"); corners at full weight gave the same
+    #: count but put a drawn board's corner cell 0.18 pitch off
+    zoom_cells_only: bool = False
+    zoom_cell_weight: int = 2
     #: when no board passes but the best one scores at least this, look at it zoomed and
     #: accept a board that passes there (0 = never)
     zoom_rescue_min_score: float = 0.15
