@@ -453,8 +453,13 @@ class PixelTracker(Tracker):
         from .silhouette import measure_height
 
         occupied = [i for i, p in enumerate(self.board) if p is not None]
+        # the board as first seen clear (the signatures' centres), not as followed since: the
+        # height hangs on the board's perspective, which a few pixels of error in later
+        # centres (pieces on the cells, a hand's recheck) can turn into nonsense, and every
+        # piece of the game must be measured with the same camera
+        centers = self._sig_centers if self._sig_centers is not None else self.centers
         try:
-            return measure_height(self._base_frame, self._frame, self.centers, cell, occupied)
+            return measure_height(self._base_frame, self._frame, centers, cell, occupied)
         except (cv2.error, ValueError, np.linalg.LinAlgError):
             return None  # a geometry the measurement cannot handle: vision alone decides
 
