@@ -1,11 +1,12 @@
 """Follow every rendered game video with truth and score it (quarto_assist.scoring).
 
-    python bench/watch_eval.py [VIDEO_OR_FOLDER ...] [--grace S] [--profile FILE]
+    python bench/watch_eval.py [VIDEO_OR_FOLDER ...] [--grace S] [--profile FILE] [--size WxH] [-v]
 
 Default: samples/*.mp4 and data/renders/**/*.mp4 that have a <name>.json beside them.
 Prints one row per video (placements found / invented, unclaimed Quartos announced and
 their delay after settled + grace, flags raised, which are false alarms in these fairly played
-games, fps) and a total.
+games, fps) and a total. ``--size WxH`` watches each video scaled to another resolution (its
+truth scaled alike; written to a temporary file first): the same games from another camera.
 """
 
 from __future__ import annotations
@@ -33,6 +34,48 @@ def videos(args) -> list[str]:
     return [p for p in paths if os.path.exists(os.path.splitext(p)[0] + ".json")]
 
 
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid size {text!r} (expected WIDTHxHEIGHT, e.g. 1920x1080)")
+    if not (16 <= w <= 8192 and 16 <= h <= 8192):
+        raise argparse.ArgumentTypeError(f"invalid size {text!r} (16-8192 pixels each way)")
+    return w, h
+
+
+def rescaled(video: str, truth: dict, size: tuple[int, int], out: str) -> dict:
+    """Write ``video`` scaled to ``size`` (w, h) as ``out`` and return its truth with every
+    pixel position scaled alike: the same game seen by a camera of another resolution."""
+    import cv2
+
+    w, h = size
+    sx, sy = w / truth["width"], h / truth["height"]
+    cap = cv2.VideoCapture(video)
+    writer = cv2.VideoWriter(out, cv2.VideoWriter_fourcc(*"mp4v"), truth["fps"], (w, h))
+    try:
+        while True:
+            ok, frame = cap.read()
+            if not ok:
+                break
+            writer.write(cv2.resize(frame, (w, h), interpolation=cv2.INTER_AREA if sx < 1 else cv2.INTER_LINEAR))
+    finally:
+        writer.release()
+        cap.release()
+
+    def sc(p):
+        return [p[0] * sx, p[1] * sy]
+
+    t = json.loads(json.dumps(truth))
+    t["width"], t["height"] = w, h
+    t["cell_centers"] = [sc(p) for p in t["cell_centers"]]
+    for p in t["placements"]:
+        p["cell_center"] = sc(p["cell_center"])
+    for line in t.get("winning_lines", []):
+        line["cell_centers"] = [sc(p) for p in line["cell_centers"]]
+    return t
+
+
 def _flags(flags: dict[str, int]) -> str:
     """The flags raised (the games are played fairly: each is a false alarm)."""
     n = sum(flags.values())
@@ -47,6 +90,9 @@ def main(argv=None) -> int:
     ap.add_argument("--grace", type=float, default=3.0)
     ap.add_argument("--profile")
     ap.add_argument("--verbose", "-v", action="store_true")
+    ap.add_argument("--size", type=_size, metavar="WxH",
+                    help="watch each video scaled to this size (its truth scaled alike), e.g. 1920x1080: "
+                         "the same games from a camera of another resolution")
     args = ap.parse_args(argv)
     vids = videos(args.paths)
     if not vids:
@@ -59,8 +105,12 @@ def main(argv=None) -> int:
     for v in vids:
         truth = json.load(open(os.path.splitext(v)[0] + ".json"))
         with tempfile.TemporaryDirectory() as tmp:
+            src = v
+            if args.size:
+                src = os.path.join(tmp, "scaled.mp4")
+                truth = rescaled(v, truth, args.size, src)
             ev = os.path.join(tmp, "events.jsonl")
-            cmd = [exe, "watch", v, "--no-window", "--no-speech", "--events", ev, "--grace", str(args.grace),
+            cmd = [exe, "watch", src, "--no-window", "--no-speech", "--events", ev, "--grace", str(args.grace),
                    "--record", os.path.join(tmp, "game.txt")]
             if args.profile:
                 cmd += ["--profile", args.profile]
