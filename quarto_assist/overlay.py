@@ -14,7 +14,7 @@ import numpy as np
 from engine.pieces import DARK, piece_symbol
 from engine.rules import cell_name
 
-KEYS = "q quit   space/c claim Quarto!   u undo   e correct a piece (cell, then 0-F or .)   g piece handed over (coach)"
+KEYS = "q quit   space/c claim Quarto!   u undo   e correct a piece (cell, then 0-F or .)   g piece handed over"
 
 GREEN = (80, 200, 80)
 ORANGE = (0, 160, 255)

@@ -59,7 +59,10 @@ piece than when it was placed before it is flagged as swapped; ``duplicate_margi
     log-likelihood by which reading the pieces on the board again together with the new one
     must beat keeping them as they were before an earlier piece is re-read; ``later_reads``:
     each earlier piece's evidence also takes vision's readings of it at every later placement
-    (mean in log-odds with the reading when it was placed); ``join``: start
+    (mean in log-odds with the reading when it was placed); ``given_weight``: log-likelihood
+    added to the piece the user says was handed over (coach mode, key ``g``) when the next
+    piece is read: vision must read another piece clearly (8 nats: three attributes surely
+    the other way) to overrule the user; ``join``: start
     from the pieces vision sees on the board instead of an empty board; ``heights``: weigh
     in how tall each new piece stands in the picture (:mod:`quarto_assist.silhouette`)."""
 
@@ -73,6 +76,7 @@ piece than when it was placed before it is flagged as swapped; ``duplicate_margi
     swap_margin: float = 2.0
     reread_margin: float = 1.0
     later_reads: bool = True
+    given_weight: float = 8.0
     join: bool = False
     heights: bool = True
 
@@ -279,6 +283,9 @@ class PixelTracker(Tracker):
             self._probs[cell] = np.mean([p[cell, 1:5] for p in probs], axis=0)
             self._heights[cell] = self._measure(cell)
             ll = self._evidence()[cell]
+            if self.given in avail:  # the user said which piece was handed over
+                ll = ll.copy()
+                ll[self.given] += self.settings.given_weight
             best = int(np.argmax(ll))
             best_avail = max(avail, key=lambda q: ll[q]) if avail else None
             if best in on_board and (best_avail is None or ll[best] - ll[best_avail] > self.settings.duplicate_margin):
@@ -387,6 +394,7 @@ class PixelTracker(Tracker):
             first = max(self._run_start, t - s.settle, self._first_change(c, mean[c], d[c]))
             self._before[c] = self.baseline[c].copy()
             self.board[c] = piece
+            self.given = None  # the piece handed over is placed: the next one is not known
             old = self.baseline
             self._accept(mean)
             # a piece gone meanwhile stays missing until it is back; one swapped stays flagged

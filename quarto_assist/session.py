@@ -317,11 +317,12 @@ class Watcher:
         elif kind == "given":
             piece = action[1]
             self.log.emit(t, "given", piece=piece_symbol(piece))
+            board = self.game.board()
+            if piece in board:
+                self._note(t, f"piece {piece_symbol(piece)} is already on the board")
+                return
+            self.tracker.expect(piece)  # the next piece set down is read as this one, unless vision surely disagrees
             if self.coach is not None and not self.referee.over:
-                board = self.game.board()
-                if piece in board:
-                    self._note(t, f"piece {piece_symbol(piece)} is already on the board")
-                    return
                 self._coach_turn = ("place", len(self.game.placements), piece)
                 self.coach.ask(self._coach_turn, Position(board, piece), self.opt.variant)
 

@@ -115,6 +115,7 @@ class Tracker:
         self.centers: np.ndarray | None = None
         self.corrections: dict[int, tuple[int | None, int | None]] = {}
         self.issues: list[Issue] = []  # flagged now
+        self.given: int | None = None  # the piece the user says was handed over
         self._run: list[tuple[float, tuple]] = []
         self._run_start: float | None = None
         self._stable: tuple | None = None  # last steady board evaluated
@@ -203,6 +204,11 @@ class Tracker:
         self._stable = None  # re-evaluate the view against the corrected board
         self._run = [(e[0], tuple(piece if (i == cell and c == raw) else c for i, c in enumerate(e[1])), e[2])
                      for e in self._run]
+
+    def expect(self, piece: int | None) -> None:
+        """The user says ``piece`` was handed over: the next piece set down is likely it.
+        Only trackers that weigh evidence for the piece use it (see ``PixelTracker``)."""
+        self.given = piece
 
     def remove(self, cell: int) -> None:
         """Undo: take the piece at ``cell`` out of the game board. A correction made

@@ -415,3 +415,19 @@ def test_an_earlier_misread_is_read_again_when_vision_later_sees_it_better():
     kinds = [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")]
     assert kinds == [("placed", 9, 0xD, {}), ("reread", None, None, {9: (0xD, 0xC)}), ("placed", 3, 0x4, {})]
     assert tr.board[9] == 0xC
+
+
+def test_the_piece_the_user_says_was_handed_over_is_the_one_placed_unless_vision_surely_disagrees():
+    # vision reads the piece on cell 9 as D by a little (it is 5: tall, light, square, solid)
+    b2 = empty()
+    b2[9] = 0x5
+    unsure = ScriptedProbabilities({9: [0.8, 0.3, 0.6, 0.6]})
+    tr, events = follow(one_placement(b2), unsure, before={1: lambda tr: tr.expect(0x5)})
+    assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(9, 0x5)]
+    assert tr.given is None  # used up by this placement
+    tr, events = follow(one_placement(b2), unsure)
+    assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(9, 0xD)]  # without the user's word
+    # the user's word does not overrule a clear reading of another piece
+    sure = ScriptedProbabilities({9: [0.02, 0.98, 0.02, 0.98]})
+    tr, events = follow(one_placement(b2), sure, before={1: lambda tr: tr.expect(0x5)})
+    assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(9, 0xA)]

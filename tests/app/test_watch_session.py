@@ -243,8 +243,10 @@ def test_coach_says_what_to_hand_over_warns_about_poison_and_where_to_place(tmp_
         orig(t, r, image)
         if abs(t - (s.t - 1.0)) < 1e-6:  # the players say which piece was handed over
             w.act(("given", 0xF))
+            told.append(w.tracker.given)  # the tracker reads the next piece placed as this one
             orig(t, r, image)
 
+    told = []
     w.process = process
     w.run()
     log.close()
@@ -259,6 +261,7 @@ def test_coach_says_what_to_hand_over_warns_about_poison_and_where_to_place(tmp_
     assert place["place"] == list(GRID[15]) and place["value"] == "win"
     assert ("Place the tall dark square hollow piece where the row nearest the camera meets "
             "the column on the right. That makes a Quarto: then call it!") in speaker.said
+    assert told == [0xF]
 
 
 def test_clearing_the_board_starts_a_new_game_in_a_new_record(tmp_path):
