@@ -231,3 +231,28 @@ def test_low_camera_network_alone_finds_the_committed_boards_and_is_asked_last()
     path, t = next((p, t) for p, t in SCENES if t.get("board_found_expected", True))
     r = Recognizer(_net_only()).find_board(cv2.imread(os.path.join(DATA, t["image"])))
     assert r and "net" not in r.details
+
+
+def test_corner_peaks_hold_a_grid_corner_whose_cell_a_piece_hides():
+    # session 7: the wrong boards were grids a fraction of a pitch off at a corner cell
+    # whose foot a piece hides; the zoomed refit now also fits the playing area's corner
+    # peaks (a cell peak counting twice a corner peak) and keeps the better explanation
+    from vision.board_net import UNIT_CORNERS, refine
+    from vision.geometry import apply_homography, cell_grid
+
+    quad = np.float32([[52, 30], [118, 28], [140, 86], [30, 90]])  # output-map pixels
+    H_true = cv2.getPerspectiveTransform(UNIT_CORNERS.astype(np.float32), quad)
+    cells = apply_homography(H_true, cell_grid())
+    pitch = np.hypot(*(cells[1] - cells[0]))
+    rng = np.random.default_rng(7)
+    seen = cells + rng.normal(0, 0.03 * pitch, cells.shape)
+    seen[[11, 14]] += 0.25 * (cells[[11, 14]] - cells[10])  # feet beside the hidden corner misplaced
+    seen = np.delete(seen, 15, axis=0)  # corner cell 15: no peak at all
+    corner_peaks = apply_homography(H_true, UNIT_CORNERS) + rng.normal(0, 0.03 * pitch, (4, 2))
+    start = H_true @ np.array([[1.03, 0.0, 0.0], [0.0, 1.03, 0.0], [0.0, 0.0, 1.0]])
+    H_cells, n_cells = refine(start, np.c_[seen, np.ones(15)], np.zeros((0, 3)), 0.35, 3)
+    H_both, n_both = refine(start, np.c_[seen, np.ones(15)], np.c_[corner_peaks, np.ones(4)], 0.35, 3, cell_weight=2)
+    err_cells = np.hypot(*(apply_homography(H_cells, cell_grid())[15] - cells[15])) / pitch
+    err_both = np.hypot(*(apply_homography(H_both, cell_grid())[15] - cells[15])) / pitch
+    assert (n_cells, n_both) == (15, 19)  # inliers count each peak once, whatever its weight
+    assert err_both < 0.5 * err_cells, f"corner cell {err_both:.3f} pitch off with corners, {err_cells:.3f} without"
