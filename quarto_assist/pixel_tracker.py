@@ -37,6 +37,9 @@ from engine.pieces import ALL_PIECES, DARK, HOLLOW, SQUARE, TALL
 from .tracker import Issue, Tracker, TrackerSettings, TrackEvent, _spacing
 
 THUMB = 8  # signature: THUMB x THUMB grey thumbnail per cell
+#: first thumbnail row at the cell centre or below (the patch spans 0.5 pitch above the
+#: centre to 0.2 below): where a piece standing on the cell has its foot
+FOOT_ROW = 5
 _BITS = (TALL, DARK, SQUARE, HOLLOW)  # vision's probability columns 1-4
 
 
@@ -51,7 +54,10 @@ class PixelSettings(TrackerSettings):
     its cover of the cell behind (not a second piece); ``front_share``: of two changed cells,
 one straight behind the other in the picture, the front one is the new piece's when vision
 sees it taken in this share of the steady readings more than the one behind (a tall piece
-in front changes the cell behind more than its own); ``swap_margin``: log-likelihood by
+in front changes the cell behind more than its own); ``front_foot``: grey levels by which the
+front one of those two must have changed from its centre down (where a piece standing on it
+has its foot; a piece on the cell behind does not reach there) to be the new piece's whatever
+vision reads behind; ``swap_margin``: log-likelihood by
 which vision must now read a piece whose cell changed (nothing new, nothing gone) as another
 piece than when it was placed before it is flagged as swapped; ``duplicate_margin``:
     log-likelihood by which a piece already on the board must beat every available piece
@@ -73,6 +79,7 @@ piece than when it was placed before it is flagged as swapped; ``duplicate_margi
     duplicate_margin: float = 4.0
     shadow_empty: float = 0.8
     front_share: float = 0.5
+    front_foot: float = 12.0
     swap_margin: float = 2.0
     reread_margin: float = 1.0
     later_reads: bool = True
@@ -321,8 +328,13 @@ class PixelTracker(Tracker):
 
     def _compare(self, t: float, win, mean) -> list[TrackEvent]:
         s = self.settings
-        d = np.abs(mean - self.baseline).mean(axis=1)
-        d = np.maximum(d - np.median(d), 0.0)  # a change of light touches every cell alike
+        change = np.abs(mean - self.baseline)
+        d = change.mean(axis=1)
+        light = np.median(d)
+        d = np.maximum(d - light, 0.0)  # a change of light touches every cell alike
+        # the change where a piece standing on the cell has its foot: the thumbnail's rows
+        # from the cell centre down (a piece on the cell behind does not reach there)
+        foot = np.maximum(change.reshape(16, THUMB, THUMB)[:, FOOT_ROW:].mean(axis=(1, 2)) - light, 0.0)
         seen = self._majority([e[1] for e in win])
         empties = sorted((i for i in range(16) if self.board[i] is None), key=lambda i: -d[i])
         # a piece taken away changes its cell as much as a piece set down does, and vision
@@ -344,10 +356,11 @@ class PixelTracker(Tracker):
                 if empty_share[c] >= s.shadow_empty and empty_share[second] < 0.5:
                     c, second = second, c  # the shade changed more than the piece's own cell
                 elif (self.centers is not None and _rises_over(self.centers, second, c)
-                      and empty_share[c] - empty_share[second] >= s.front_share):
+                      and (empty_share[c] - empty_share[second] >= s.front_share or foot[second] >= s.front_foot)):
                     # a tall piece on the cell in front covers much of the cell behind it in the
                     # picture, which may change more than its own: where the two are front and
-                    # back, vision seeing the front one taken clearly more often decides
+                    # back, the front one is the piece's when the picture changed where its foot
+                    # would stand, or vision sees it taken clearly more often
                     c, second = second, c
                 if empty_share[second] >= s.shadow_empty:
                     second = None

@@ -220,6 +220,17 @@ def test_a_tall_piece_in_front_is_placed_on_its_own_cell_when_vision_half_sees_i
     assert [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [(9, 0xB)]
 
 
+def test_a_tall_piece_in_front_is_placed_on_its_own_cell_even_when_vision_always_sees_it_behind():
+    # game06 again with a better piece network, which reads the empty cell behind the first
+    # (tall) piece taken in every frame: the picture changed where the front piece's foot
+    # stands, which a piece on the cell behind cannot do, so the front cell has the piece
+    shaded = shaded_frames(200)
+    b2 = empty()
+    b2[9] = 0xB
+    tr, events = follow(one_placement(b2), SeesBehind(0, every=1), shaded)
+    assert [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [(9, 0xB)]
+
+
 def test_two_new_pieces_side_by_side_are_still_flagged():
     b = empty()
     b2 = list(b)
