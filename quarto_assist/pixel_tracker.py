@@ -66,7 +66,7 @@ piece than when it was placed before it is flagged as swapped; ``duplicate_margi
     must beat keeping them as they were before an earlier piece is re-read; ``later_reads``:
     each earlier piece's evidence also takes vision's readings of it at every later placement
     (mean in log-odds with the reading when it was placed); ``given_weight``: log-likelihood
-    added to the piece the user says was handed over (coach mode, key ``g``) when the next
+    added to the piece the user says was handed over (key ``g``) when the next
     piece is read: vision must read another piece clearly (8 nats: three attributes surely
     the other way) to overrule the user; ``join``: start
     from the pieces vision sees on the board instead of an empty board; ``heights``: weigh
