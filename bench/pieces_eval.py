@@ -254,28 +254,36 @@ def true_leans(path: str) -> np.ndarray | None:
     return np.linalg.norm(uv[1] - uv[0], axis=1) / s1
 
 
-def lean_pieces(path: str, cells, centres) -> list[tuple[float, list[bool]]]:
-    """Per piece read right or wrong (truth and reading both hold a piece at the cell; not
-    hidden): ``(true lean, [tall, dark, square, hollow] right)``."""
-    from vision.evaluation import _truth_piece, load_truth
+def matched_pieces(truth: dict, cells, centres):
+    """Yield ``(truth cell index, truth piece, piece read)`` for every cell where truth and
+    reading both hold a piece (the reading's cell nearest the truth centre, within half a
+    pitch; hidden cells skipped)."""
+    from vision.evaluation import _truth_piece
 
-    truth = load_truth(path)
-    lean = true_leans(path)
-    if lean is None or cells is None or centres is None:
-        return []
     tc = np.asarray(truth["cell_centers"], float)
     rc = np.asarray(centres, float)
     d = np.hypot(*(tc[:, None] - rc[None]).T).T  # [truth, reading]
     pitch = float(np.median(np.sort(np.hypot(*(tc[:, None] - tc[None]).T), axis=1)[:, 1]))
     hidden = truth.get("hidden") or [False] * 16
-    out = []
     for i in range(16):
         j = int(np.argmin(d[i]))
         tp, rp = _truth_piece(truth["cells"][i]), cells[j]
         if hidden[i] or d[i, j] > 0.5 * pitch or tp is None or rp is None:
             continue
-        out.append((float(lean[i]), [((tp >> b) & 1) == ((rp >> b) & 1) for b in range(4)]))
-    return out
+        yield i, tp, rp
+
+
+def lean_pieces(path: str, cells, centres) -> list[tuple[float, list[bool]]]:
+    """Per piece read right or wrong (truth and reading both hold a piece at the cell; not
+    hidden): ``(true lean, [tall, dark, square, hollow] right)``."""
+    from vision.evaluation import load_truth
+
+    truth = load_truth(path)
+    lean = true_leans(path)
+    if lean is None or cells is None or centres is None:
+        return []
+    return [(float(lean[i]), [((tp >> b) & 1) == ((rp >> b) & 1) for b in range(4)])
+            for i, tp, rp in matched_pieces(truth, cells, centres)]
 
 
 def show_by_lean(results) -> None:
@@ -357,29 +365,18 @@ def square_turns(path: str) -> np.ndarray | None:
 def piece_rows(path: str, cells, centres) -> list[dict]:
     """Per piece read (truth and reading both hold a piece at the cell; not hidden): its
     truth piece, the piece read, the set's material and id, the board style, the tilt."""
-    from vision.evaluation import _truth_piece, load_truth
+    from vision.evaluation import load_truth
 
     truth = load_truth(path)
     if cells is None or centres is None:
         return []
-    tc = np.asarray(truth["cell_centers"], float)
-    rc = np.asarray(centres, float)
-    d = np.hypot(*(tc[:, None] - rc[None]).T).T  # [truth, reading]
-    pitch = float(np.median(np.sort(np.hypot(*(tc[:, None] - tc[None]).T), axis=1)[:, 1]))
-    hidden = truth.get("hidden") or [False] * 16
     ps = truth.get("piece_set") or {}
     turns = square_turns(path) if getattr(piece_rows, "turns", False) else None
-    out = []
-    for i in range(16):
-        j = int(np.argmin(d[i]))
-        tp, rp = _truth_piece(truth["cells"][i]), cells[j]
-        if hidden[i] or d[i, j] > 0.5 * pitch or tp is None or rp is None:
-            continue
-        out.append({"truth": tp, "read": rp, "material": ps.get("material", ""),
-                    "set": "procedural" if ps.get("procedural") else ps.get("id", ""),
-                    "board": (truth.get("board") or {}).get("style", ""), "tilt": tilt_of(path),
-                    "turn": None if turns is None else float(turns[i])})
-    return out
+    return [{"truth": tp, "read": rp, "material": ps.get("material", ""),
+             "set": "procedural" if ps.get("procedural") else ps.get("id", ""),
+             "board": (truth.get("board") or {}).get("style", ""), "tilt": tilt_of(path),
+             "turn": None if turns is None else float(turns[i])}
+            for i, tp, rp in matched_pieces(truth, cells, centres)]
 
 
 def show_by_set(results, turns: bool = False) -> None:
