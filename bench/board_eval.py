@@ -44,7 +44,7 @@ from scipy.optimize import linear_sum_assignment
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from vision import Recognizer  # noqa: E402
-from vision.evaluation import truth_files_under  # noqa: E402
+from vision.evaluation import listed_truth_files, truth_files_under  # noqa: E402
 
 TOLERANCE_PITCH = 0.25
 
@@ -145,9 +145,7 @@ def main(argv=None) -> int:
     one_blas_thread()  # as the app does: BLAS threads only slow small products
     files = [p for folder in args.folders for p in truth_files_under(folder)]
     if args.files:
-        with open(args.files, encoding="utf-8") as f:
-            listed = {os.path.normpath(ln.strip()) for ln in f if ln.strip()}
-        files = [p for p in files if os.path.normpath(p) in listed]
+        files = listed_truth_files(args.folders, args.files)
     if args.limit and len(files) > args.limit:
         files = [files[i] for i in np.linspace(0, len(files) - 1, args.limit).round().astype(int)]
     if not files:

@@ -37,7 +37,6 @@ feature layout).
 from __future__ import annotations
 
 import argparse
-import glob
 import hashlib
 import json
 import os
@@ -55,12 +54,9 @@ FOUND_CACHE = "/tmp/pieces_eval_found"
 def truth_jsons(folder: str) -> list[str]:
     """The truth files of a folder (and its direct subfolders), or those listed in a text
     file (one path a line: e.g. a development run's ``*_val_files.txt``)."""
-    from vision.evaluation import truth_files_under
+    from vision.evaluation import read_file_list, truth_files_under
 
-    if os.path.isfile(folder):
-        with open(folder, encoding="utf-8") as f:
-            return [line.strip() for line in f if line.strip()]
-    return truth_files_under(folder)
+    return read_file_list(folder) if os.path.isfile(folder) else truth_files_under(folder)
 
 
 def _net_digest() -> str:

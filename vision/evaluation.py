@@ -211,6 +211,21 @@ def truth_files(folder: str | os.PathLike) -> list[str]:
     return out
 
 
+def read_file_list(path: str | os.PathLike) -> list[str]:
+    """The paths listed in a text file, one a line (blank lines skipped): the ``--files``
+    and ``--keep-aside`` lists that pin a training or a measurement to exact images."""
+    with open(path, encoding="utf-8") as f:
+        return [line.strip() for line in f if line.strip()]
+
+
+def listed_truth_files(folders, list_path: str | os.PathLike) -> list[str]:
+    """The truth files under ``folders`` (:func:`truth_files_under`) that the text file
+    ``list_path`` names (paths compared absolute): the same images on a later day, while
+    the folders grow."""
+    listed = {os.path.abspath(p) for p in read_file_list(list_path)}
+    return [p for d in folders for p in truth_files_under(d) if os.path.abspath(p) in listed]
+
+
 def truth_files_under(folder: str | os.PathLike) -> list[str]:
     """Truth files of ``folder`` and of its direct subfolders (calibration sets keep one
     session per subfolder), each once, in name order; folders without truth are skipped."""

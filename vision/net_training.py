@@ -46,7 +46,7 @@ import zlib
 import cv2
 import numpy as np
 
-from vision.evaluation import truth_files_under
+from vision.evaluation import listed_truth_files, read_file_list, truth_files_under
 from vision.net import NET_FILE, NET_OUTPUTS
 
 CACHE = "/tmp/net_crops_cache"
@@ -580,9 +580,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     files = None
     if args.files:
-        with open(args.files, encoding="utf-8") as f:
-            listed = {os.path.abspath(line.strip()) for line in f if line.strip()}
-        files = [p for d in args.folders for p in truth_files_under(d) if os.path.abspath(p) in listed]
+        files = listed_truth_files(args.folders, args.files)
     jitter = (args.jitter_log_mean, args.jitter_log_sd)
     settings = VisionSettings()
     crops, fronts, Y, paths = gather(args.folders, settings, args.variants, jitter, files=files,
@@ -596,10 +594,7 @@ def main(argv=None) -> int:
     if args.val_fraction > 0 and args.keep_aside:
         print("--val-fraction and --keep-aside exclude each other", file=sys.stderr)
         return 2
-    aside = None
-    if args.keep_aside:
-        with open(args.keep_aside, encoding="utf-8") as f:
-            aside = [line.strip() for line in f if line.strip()]
+    aside = read_file_list(args.keep_aside) if args.keep_aside else None
     is_val = kept_aside(paths, aside, args.val_fraction)
     if is_val is not None:
         # validation on a jittered variant: the pipeline's boards are never exact

@@ -165,11 +165,9 @@ def main(argv=None) -> int:
     settings = VisionSettings()
     files = None
     if args.files:
-        from vision.evaluation import truth_files_under
+        from vision.evaluation import listed_truth_files
 
-        with open(args.files, encoding="utf-8") as f:
-            listed = {os.path.abspath(line.strip()) for line in f if line.strip()}
-        files = [p for d in args.folders for p in truth_files_under(d) if os.path.abspath(p) in listed]
+        files = listed_truth_files(args.folders, args.files)
     X, Y, _ = collect(args.folders, settings, augment=args.augment, files=files)
     if len(X) == 0:
         print("no cells collected", file=sys.stderr)
