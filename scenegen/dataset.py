@@ -132,6 +132,9 @@ def main(argv=None) -> int:
     ap.add_argument("--flat", action="store_true",
                     help="no train/holdout split: all images directly in --out (holdout options ignored)")
     ap.add_argument("--specs-only", action="store_true", help="write the scene descriptions (spec JSON) without rendering")
+    ap.add_argument("--only", choices=("train", "holdout"),
+                    help="render only this split's images of the range (each is the same image a full run makes): "
+                         "e.g. rebuild an evaluation set without its training images")
     args = ap.parse_args(argv)
     try:
         boards = _ids(args.boards, BOARDS, "board")
@@ -160,11 +163,14 @@ def main(argv=None) -> int:
     with open(os.path.join(args.out, "dataset.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     log_path = os.path.join(args.out, "blender.log")
-    indices = range(args.start, args.start + args.count)
+    scenes = [(i, *plan.scene(i)) for i in range(args.start, args.start + args.count)]
+    if args.only:
+        scenes = [s for s in scenes if s[1] == args.only]
+        print(f"{len(scenes)} of {args.count} images are in {args.only}/", file=sys.stderr, flush=True)
+    indices = [i for i, _, _ in scenes]
     done_times: list[float] = []
     t_start = time.time()
-    for n, i in enumerate(indices):
-        split, spec = plan.scene(i)
+    for n, (i, split, spec) in enumerate(scenes):
         split = splits[split]
         name = f"{i:04d}"
         jpg = os.path.join(args.out, split, name + ".jpg")

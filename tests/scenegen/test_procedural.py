@@ -195,3 +195,14 @@ def test_a_game_video_can_show_a_procedural_set():
     hand = hand_for(spec, 5, 0, "placing", 1)   # a tall piece held by its head over cell 5
     assert hand["held"]["piece"] == 1
     assert hand["capsules"] and ps.tall_h > ps.short_h
+
+
+def test_only_holdout_writes_the_same_holdout_scenes_as_a_full_run(tmp_path):
+    full, only = tmp_path / "full", tmp_path / "only"
+    assert main(["--out", str(full), "--count", "40", "--seed", "2", "--specs-only"]) == 0
+    assert main(["--out", str(only), "--count", "40", "--seed", "2", "--specs-only", "--only", "holdout"]) == 0
+    held = sorted(p.name for p in (full / "holdout").iterdir())
+    assert held and sorted(p.name for p in (only / "holdout").iterdir()) == held
+    assert not list((only / "train").iterdir())
+    for name in held:
+        assert json.loads((only / "holdout" / name).read_text()) == json.loads((full / "holdout" / name).read_text())
