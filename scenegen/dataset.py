@@ -167,7 +167,6 @@ def main(argv=None) -> int:
     if args.only:
         scenes = [s for s in scenes if s[1] == args.only]
         print(f"{len(scenes)} of {args.count} images are in {args.only}/", file=sys.stderr, flush=True)
-    indices = [i for i, _, _ in scenes]
     done_times: list[float] = []
     t_start = time.time()
     for n, (i, split, spec) in enumerate(scenes):
@@ -180,18 +179,18 @@ def main(argv=None) -> int:
                 json.dump(spec, f)
             continue
         if os.path.exists(js) and os.path.exists(jpg):
-            print(f"[{n + 1:>5}/{len(indices)}] {os.path.join(split, name)}.jpg exists, skipped", file=sys.stderr, flush=True)
+            print(f"[{n + 1:>5}/{len(scenes)}] {os.path.join(split, name)}.jpg exists, skipped", file=sys.stderr, flush=True)
             continue
         from .render import render_still
 
         with quiet_stdout(log_path):
             sec = render_still(spec, jpg, threads=args.threads)
         done_times.append(sec)
-        left = len(indices) - n - 1
+        left = len(scenes) - n - 1
         avg = sum(done_times[-20:]) / len(done_times[-20:])
-        pct = 100 * (n + 1) / max(len(indices), 1)
+        pct = 100 * (n + 1) / max(len(scenes), 1)
         bar = "#" * int(pct / 5) + "." * (20 - int(pct / 5))
-        print(f"[{bar}] {n + 1}/{len(indices)} {pct:3.0f}%  {os.path.join(split, name)}.jpg {sec:5.1f} s  "
+        print(f"[{bar}] {n + 1}/{len(scenes)} {pct:3.0f}%  {os.path.join(split, name)}.jpg {sec:5.1f} s  "
               f"({spec['board']['id']}{' tinted' if 'colors' in spec['board'] else ''}, {_set_name(spec)})  ETA {_fmt(left * avg)}", file=sys.stderr, flush=True)
     if done_times:
         print(f"rendered {len(done_times)} images in {_fmt(time.time() - t_start)}, "
