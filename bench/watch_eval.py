@@ -5,7 +5,8 @@
 Default: samples/*.mp4 and data/renders/**/*.mp4 that have a <name>.json beside them.
 Prints one row per video (placements found / invented, unclaimed Quartos announced and
 their delay after settled + grace, flags raised, which are false alarms in these fairly played
-games, fps) and a total. ``--size WxH`` watches each video scaled to another resolution (its
+games, fps), the lines shown as unsure instead of announced, and a total; ``-v`` adds each
+announcement with the probability the camera gives it, and what went wrong. ``--size WxH`` watches each video scaled to another resolution (its
 truth scaled alike; written to a temporary file first): the same games from another camera.
 """
 
@@ -89,6 +90,7 @@ def main(argv=None) -> int:
     ap.add_argument("paths", nargs="*")
     ap.add_argument("--grace", type=float, default=3.0)
     ap.add_argument("--profile")
+    ap.add_argument("--sure", type=float, help="watch's --sure (default: watch's own)")
     ap.add_argument("--verbose", "-v", action="store_true")
     ap.add_argument("--size", type=_size, metavar="WxH",
                     help="watch each video scaled to this size (its truth scaled alike), e.g. 1920x1080: "
@@ -114,13 +116,16 @@ def main(argv=None) -> int:
                    "--record", os.path.join(tmp, "game.txt")]
             if args.profile:
                 cmd += ["--profile", args.profile]
+            if args.sure is not None:
+                cmd += ["--sure", str(args.sure)]
             t0 = time.perf_counter()
             r = subprocess.run(cmd, capture_output=True, text=True)
             secs = time.perf_counter() - t0
             if r.returncode != 0:
                 print(f"{os.path.relpath(v, ROOT)}: watch failed: {r.stderr.strip()[-300:]}")
                 continue
-            s = score(truth, read_events(ev), grace=args.grace)
+            events = read_events(ev)
+            s = score(truth, events, grace=args.grace)
         frames = truth.get("frames") or 0
         fps = f"{frames / secs:6.1f}" if frames else "   ?"
         dl = " ".join(f"{d:+.2f}" for d in s.delays) or "-"
@@ -128,7 +133,15 @@ def main(argv=None) -> int:
               f"and time, any piece; {s.final_right} with the right piece after re-reading), {s.invented} invented; "
               f"unclaimed Quartos {s.announced}/{s.lines} announced (delay after settled+grace: {dl}), "
               f"{s.false_quartos} false; {_flags(s.flags)}; {fps} fps incl. start-up")
+        unsure = [e for e in events if e["event"] == "quarto_unsure"]
+        if unsure:
+            print(f"    shown as unsure, not announced: " + "; ".join(
+                f"{e['t']:.1f} s {e['line']} ({', '.join(e['attributes'])}) p={e['confidence']:.2f}" for e in unsure))
         if args.verbose:
+            for e in events:
+                if e["event"] == "quarto":
+                    print(f"    announced {e['t']:.1f} s {e['line']} ({', '.join(e['attributes'])}) "
+                          f"p={e.get('confidence', 1.0):.2f}")
             for prob in s.problems:
                 print(f"    {prob}")
         tot["p"] += s.placements; tot["f"] += s.found; tot["loc"] += s.located; tot["fr"] += s.final_right; tot["i"] += s.invented

@@ -62,6 +62,7 @@ _TEXT = {
                       "far-right": "far right"},
         "cell": "where {a} meets {b}",
         "quarto": "Quarto! {group}: all {values}.",
+        "unsure": "{group} may be a Quarto (all {values}), but the camera is not sure of every piece: check it.",
         "claim_ok": "Quarto claimed! {group}: all {values}. The game is won.",
         "claim_false": "No Quarto: no line of four shares a value.",
         "line_lost": "Play went on: that Quarto no longer counts.",
@@ -103,6 +104,7 @@ _TEXT = {
                       "far-left": "дальний левый", "far": "дальний средний", "far-right": "дальний правый"},
         "cell": "на пересечение: {a} и {b}",
         "quarto": "Кварто! {group}: все {values}.",
+        "unsure": "{group}: возможно, кварто (все {values}), но камера не уверена во всех фигурах: проверьте.",
         "claim_ok": "Кварто заявлено! {group}: все {values}. Победа.",
         "claim_false": "Кварто нет: ни у одной линии из четырёх нет общего признака.",
         "line_lost": "Игра продолжилась: это кварто больше не считается.",
@@ -145,6 +147,7 @@ _TEXT = {
                       "far-left": "távoli bal", "far": "távoli középső", "far-right": "távoli jobb"},
         "cell": "oda, ahol {a} és {b} találkozik",
         "quarto": "Quarto! {group}: mind a négy {values}.",
+        "unsure": "{group}: lehet, hogy Quarto (mind a négy {values}), de a kamera nem biztos minden bábuban: nézzétek meg.",
         "claim_ok": "Quarto bejelentve! {group}: mind a négy {values}. Győzelem.",
         "claim_false": "Nincs quarto: egyik négyes vonalnak sincs közös tulajdonsága.",
         "line_lost": "A játék folytatódott: ez a quarto már nem számít.",
@@ -186,6 +189,7 @@ _TEXT = {
                       "far-left": "tālais kreisais", "far": "tālais vidējais", "far-right": "tālais labais"},
         "cell": "tur, kur krustojas {a} un {b}",
         "quarto": "Kvarto! {group}: visas {values}.",
+        "unsure": "{group}: iespējams, kvarto (visas {values}), bet kamera nav droša par katru figūru: pārbaudiet.",
         "claim_ok": "Kvarto pieteikts! {group}: visas {values}. Uzvara.",
         "claim_false": "Kvarto nav: nevienai četru līnijai nav kopīgas īpašības.",
         "line_lost": "Spēle turpinājās: šis kvarto vairs neskaitās.",
@@ -266,6 +270,9 @@ class Phrases:
     # --- sentences --------------------------------------------------------------
     def quarto(self, group_key, value_mask: int) -> str:
         return self.t["quarto"].format(group=_capital(self.place(group_key)), values=self.values(value_mask))
+
+    def unsure(self, group_key, value_mask: int) -> str:
+        return self.t["unsure"].format(group=_capital(self.place(group_key)), values=self.values(value_mask))
 
     def claim_ok(self, group_key, value_mask: int) -> str:
         return self.t["claim_ok"].format(group=_capital(self.place(group_key)), values=self.values(value_mask))

@@ -146,7 +146,12 @@ class PixelTracker(Tracker):
         self._probs: dict[int, np.ndarray] = {}  # cell -> vision's (4,) probabilities when it was placed
         self._heights: dict[int, object] = {}  # cell -> silhouette.Height (or None) of the piece placed there
         self._later: dict[int, list[np.ndarray]] = {}  # cell -> vision's (4,) probabilities at each later placement
+        self._told: set[int] = set()  # cells whose piece is the one the user said was handed over
         self._frame: np.ndarray | None = None  # the frame being judged
+        #: vision's closer look at a frame (``VisionStep.look_closely``: image -> reading or
+        #: None), asked once per placement; None: the steady window's readings only
+        self.look = None
+        self._close = None  # (key of the still view, its close look's probabilities)
         self._base_frame: np.ndarray | None = None  # a frame of the board as accepted (the baseline's)
 
     # --- run entries: (t, cells, (signature, probabilities)) ---------------------
@@ -193,7 +198,7 @@ class PixelTracker(Tracker):
 
     def new_game(self) -> None:
         super().new_game()
-        self._probs, self._heights, self._later = {}, {}, {}
+        self._probs, self._heights, self._later, self._told = {}, {}, {}, set()
         if self._latest is not None:
             self._accept(self._latest)
         self._before = {}
@@ -280,14 +285,38 @@ class PixelTracker(Tracker):
     def _majority(window) -> tuple:
         return tuple(Counter(w[i] for w in window).most_common(1)[0][0] for i in range(16))
 
-    def _identify(self, cell: int, win) -> tuple[int | None, int | None, np.ndarray | None]:
+    def _close_look(self) -> np.ndarray | None:
+        """(16, 5) probabilities (vision's columns) in game cell order from vision's closer
+        look at the frame being judged, or None (no look, board not found, or its cells not
+        where the game's are: within a third of a cell spacing, one to one)."""
+        if self.look is None or self._frame is None or self.centers is None:
+            return None
+        key = (self._run_start, tuple(self.board))
+        if self._close is not None and self._close[0] == key:
+            return self._close[1]  # a change judged again in the same still view (flagged, say): looked at once
+        reading = self.look(self._frame)
+        self._close = (key, self._match_close(reading))
+        return self._close[1]
+
+    def _match_close(self, reading) -> np.ndarray | None:
+        if reading is None or not reading.found or getattr(reading, "probabilities", None) is None:
+            return None
+        seen = np.asarray(reading.cell_centers, float)
+        dist = np.linalg.norm(self.centers[:, None] - seen[None], axis=2)
+        match = dist.argmin(axis=1)
+        if len(set(match.tolist())) < 16 or dist[np.arange(16), match].max() > _spacing(self.centers) / 3:
+            return None
+        return np.asarray(reading.probabilities, float)[match]
+
+    def _identify(self, cell: int, win, close=None) -> tuple[int | None, int | None, np.ndarray | None]:
         """(piece, cell of the piece on the board it duplicates or None, the (16,)
-        log-likelihoods of the pieces there or None)."""
+        log-likelihoods of the pieces there or None). ``close``: vision's closer look
+        (:meth:`_close_look`), which then reads the piece instead of the steady window."""
         on_board = {p: i for i, p in enumerate(self.board) if p is not None}
         avail = [q for q in ALL_PIECES if q not in on_board]
         probs = [e[2][1] for e in win if e[2][1] is not None]
-        if probs:
-            self._probs[cell] = np.mean([p[cell, 1:5] for p in probs], axis=0)
+        if probs or close is not None:
+            self._probs[cell] = close[cell, 1:5] if close is not None else np.mean([p[cell, 1:5] for p in probs], axis=0)
             self._heights[cell] = self._measure(cell)
             ll = self._evidence()[cell]
             if self.given in avail:  # the user said which piece was handed over
@@ -372,7 +401,8 @@ class PixelTracker(Tracker):
             if second is not None and d[second] >= max(2 * s.place_change, s.second_ratio * d[c]):
                 issues.append(Issue("two_new", (c, second), tuple(p for p in (seen[c], seen[second]) if p is not None)))
             else:
-                piece, dup, ll = self._identify(c, win)
+                close = self._close_look()
+                piece, dup, ll = self._identify(c, win, close)
                 if piece is None or dup is not None or (gone and piece in [self.board[g] for g in gone]):
                     self._forget(c)  # not placed (yet): nothing of it is kept
                 if piece is None:
@@ -396,17 +426,20 @@ class PixelTracker(Tracker):
             out = []
             if ll is not None:
                 if s.later_reads:
-                    self._look_again(c, win)
+                    self._look_again(c, win, close)
                 piece, reread = self._read_together(c, piece, ll)
                 if reread:
                     out.append(TrackEvent(t, "reread", changes={g: (self.board[g], q) for g, q in reread.items()}))
                     for g, q in reread.items():
                         self.board[g] = q
+                        self._told.discard(g)
             # settled: since when the whole picture has stood still (the window just judged
             # is the first still one), and the new piece looked as it does now
             first = max(self._run_start, t - s.settle, self._first_change(c, mean[c], d[c]))
             self._before[c] = self.baseline[c].copy()
             self.board[c] = piece
+            if piece == self.given:
+                self._told.add(c)
             self.given = None  # the piece handed over is placed: the next one is not known
             old = self.baseline
             self._accept(mean)
@@ -462,6 +495,7 @@ class PixelTracker(Tracker):
         self._base_frame = None if self._frame is None else self._frame.copy()
 
     def _forget(self, cell: int) -> None:
+        self._told.discard(cell)
         self._later.pop(cell, None)
         self._probs.pop(cell, None)
         self._heights.pop(cell, None)
@@ -484,12 +518,12 @@ class PixelTracker(Tracker):
         except (cv2.error, ValueError, np.linalg.LinAlgError):
             return None  # a geometry the measurement cannot handle: vision alone decides
 
-    def _evidence(self) -> dict[int, np.ndarray]:
-        """Per cell with a reading kept, (16,) log-likelihoods of the pieces: vision's reading
-        when its piece was placed, with its tall/short and dark/light weighed against the
-        other pieces of the game (heights fall into two groups a factor two apart, colours
-        into the set's two; see ``silhouette``). All cells at once: the game's groups are
-        estimated once, not once per cell."""
+    def _log_odds(self) -> dict[int, np.ndarray]:
+        """Per cell with a reading kept, (4,) log-odds that its piece is tall, dark, square,
+        hollow: vision's reading when its piece was placed (and at later placements), with
+        its tall/short and dark/light weighed against the other pieces of the game (heights
+        fall into two groups a factor two apart, colours into the set's two; see
+        ``silhouette``). All cells at once: the game's groups are estimated once."""
         from .silhouette import dark_log_odds, tall_log_odds
 
         measured = {c: h for c, h in self._heights.items() if h is not None}
@@ -500,20 +534,41 @@ class PixelTracker(Tracker):
             z = np.mean([_logit(q) for q in [probs] + self._later.get(cell, [])], axis=0)
             z[0] += tall.get(cell, 0.0)
             z[1] += dark.get(cell, 0.0)
-            out[cell] = piece_log_likelihoods(1.0 / (1.0 + np.exp(-z)))
+            out[cell] = z
         return out
 
-    def _look_again(self, cell: int, win) -> None:
+    def _evidence(self) -> dict[int, np.ndarray]:
+        """Per cell with a reading kept, (16,) log-likelihoods of the pieces (from
+        :meth:`_log_odds`)."""
+        return {c: piece_log_likelihoods(1.0 / (1.0 + np.exp(-z))) for c, z in self._log_odds().items()}
+
+    def belief(self) -> dict[int, np.ndarray]:
+        """Per cell whose piece was read by vision, (4,) probabilities that the piece there
+        has the attributes the game gives it (tall/short, dark/light, square/round,
+        hollow/solid, in that order): how sure the reading is. Cells the user set (corrected,
+        resumed, the piece said to be handed over) are not listed: they are sure."""
+        out = {}
+        for cell, z in self._log_odds().items():
+            piece = self.board[cell]
+            if piece is None or cell in self._told:
+                continue
+            p = 1.0 / (1.0 + np.exp(-z))
+            out[cell] = np.array([p[k] if piece & b else 1.0 - p[k] for k, b in enumerate(_BITS)])
+        return out
+
+    def _look_again(self, cell: int, win, close=None) -> None:
         """A piece is placed on ``cell``: keep vision's reading of every earlier piece in
-        this window too. Vision reads a piece partly against the others on the board, so
-        a piece read among few may read better among more; each piece's evidence is the
-        mean of its readings (in log-odds), the one when it was placed and those since."""
+        this window too (its closer look ``close`` when there is one). Vision reads a piece
+        partly against the others on the board, so a piece read among few may read better
+        among more; each piece's evidence is the mean of its readings (in log-odds), the
+        one when it was placed and those since."""
         probs = [e[2][1] for e in win if e[2][1] is not None]
-        if not probs:
+        if not probs and close is None:
             return
         for r in self._probs:
             if r != cell and self.board[r] is not None:
-                self._later.setdefault(r, []).append(np.mean([p[r, 1:5] for p in probs], axis=0))
+                now = close[r, 1:5] if close is not None else np.mean([p[r, 1:5] for p in probs], axis=0)
+                self._later.setdefault(r, []).append(now)
 
     def _first_change(self, cell: int, final: np.ndarray, full: float) -> float:
         """Since when, in the current clear run, the cell has looked as it does now (the

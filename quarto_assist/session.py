@@ -57,6 +57,9 @@ class WatchOptions:
     resumed_from: str | None = None
     pace: bool = False  # play files at their own speed (with a window)
     grace_slack: float = 0.5  # seconds added to the grace period (see _placed)
+    #: an unclaimed line is announced only when the camera's reading makes it at least this
+    #: likely (see referee); less sure lines are shown, not spoken
+    min_confidence: float = 0.0
     pixels: bool = True  # find where the board changed from the picture (PixelTracker)
     join: bool = False  # a new game starts from the pieces seen on the board, not an empty board
     retry_first: float = 0.5  # camera retry: first wait, doubled up to retry_max
@@ -118,7 +121,10 @@ class Watcher:
             self.tracker = PixelTracker(PixelSettings(join=self.opt.join, **settle), board=expected)
         else:
             self.tracker = Tracker(TrackerSettings(**settle), board=expected)
-        self.referee = Referee(self.opt.variant, self.opt.grace, cells=self.game.board())
+        if self.opt.pixels:
+            # once per placement the tracker asks vision for its closer look at the frame
+            self.tracker.look = getattr(step, "look_closely", None)
+        self.referee = self._referee(self.game.board())
         if self.game.ended:
             self.referee.over = True
         self.view = ViewState(variant=str(self.opt.variant), grace=self.opt.grace, coach=self.opt.coach,
@@ -130,6 +136,10 @@ class Watcher:
         self._noboard_noted = False
         self._coach_turn = None
         self._flag_said: float | None = None
+
+    def _referee(self, cells) -> Referee:
+        return Referee(self.opt.variant, self.opt.grace, cells=cells, belief=lambda: self.tracker.belief(),
+                       min_confidence=self.opt.min_confidence)
 
     # --- output -----------------------------------------------------------------
     def _say(self, t: float, text: str, kind: str = "info") -> None:
@@ -384,7 +394,7 @@ class Watcher:
             self.opt.record_path = f"{m.group(1) if m else base}-game{n}{ext}"
         self.game = WatchedGame(variant=self.opt.variant)
         self.tracker.new_game()
-        self.referee = Referee(self.opt.variant, self.opt.grace)
+        self.referee = self._referee(None)
         self.view.last_cell = None
         self.view.winning = []
         self.view.coach_place = self.view.coach_give = None
@@ -487,8 +497,15 @@ class Watcher:
             for mask, values in r.groups:
                 text = p.quarto(self._group_key(mask), values)
                 self._say(r.t, text, "quarto")
-                self.log.emit(r.t, "quarto", **self._group_fields(mask, values), window=r.window, text=text)
+                self.log.emit(r.t, "quarto", **self._group_fields(mask, values), window=r.window, text=text,
+                              confidence=round(r.confidence, 3))
             self.view.winning = [mask_cells(m) for m, _ in r.groups]
+        elif r.kind == "unsure":
+            mask, values = r.groups[0]
+            text = p.unsure(self._group_key(mask), values)
+            self._note(r.t, text)
+            self.log.emit(r.t, "quarto_unsure", **self._group_fields(mask, values), window=r.window, text=text,
+                          confidence=round(r.confidence, 3))
         elif r.kind == "claimed":
             mask, values = r.groups[0]
             text = p.claim_ok(self._group_key(mask), values)

@@ -46,6 +46,9 @@ LIT_SHARE = 50
 #: least spread (Lab units, per channel) of one kind's colour in a game, and the most a
 #: colour may say (log odds): lighting differs across the board
 COLOUR_SD, COLOUR_CAP = 6.0, 4.0
+#: two groups of the game's piece colours are the set's two when their means are this far
+#: apart (Lab units), this many within-group spreads, and the darker this much darker (L*)
+SPLIT_GAP, SPLIT_SD, SPLIT_L = 25.0, 4.0, 8.0
 #: spread (pitches) of the offset all measurements of one game share
 OFFSET_SD = 0.35
 #: share of measurements that say nothing, spread over this many pitches; share of
@@ -220,14 +223,37 @@ def tall_log_odds(heights: dict, tall_prob: dict) -> dict:
     return out
 
 
+def two_colours(x: np.ndarray) -> np.ndarray | None:
+    """The other pieces' Lab colours ``x`` (n, 3) split into the set's two colours by the
+    colours alone: (n,) 1.0 for the darker group, 0.0 for the lighter, or ``None`` when
+    they do not fall clearly into two (fewer than two pieces, or groups less than
+    ``SPLIT_GAP`` apart in colour, ``SPLIT_SD`` spreads apart, or ``SPLIT_L`` apart in
+    lightness). A set's two kinds are two colours, and dark is the darker of them."""
+    if len(x) < 2:
+        return None
+    centres = np.stack([x[x[:, 0].argmin()], x[x[:, 0].argmax()]])
+    for _ in range(10):  # two-means, started from the darkest and the lightest piece
+        dark = np.linalg.norm(x - centres[0], axis=1) < np.linalg.norm(x - centres[1], axis=1)
+        if dark.all() or not dark.any():
+            return None
+        centres = np.stack([x[dark].mean(0), x[~dark].mean(0)])
+    spread = max(float(((x - centres[np.where(dark, 0, 1)]) ** 2).sum() / (3 * len(x))), COLOUR_SD ** 2)
+    gap = float(np.linalg.norm(centres[0] - centres[1]))
+    if gap < max(SPLIT_GAP, SPLIT_SD * np.sqrt(spread)) or centres[1][0] - centres[0][0] < SPLIT_L:
+        return None
+    return dark.astype(float)
+
+
 def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
     """Per cell the log odds, from the silhouettes' colours alone, that its piece is the
     dark kind, given the other pieces' colours. ``colours`` {cell: Lab triple or None},
-    ``dark_prob`` {cell: vision's probability that it is dark}, which says which of the two
-    colours of the set each other piece is likely to have. A set has two colours; the game's
-    pieces show them, in this light and from this camera: the new piece is weighed against
-    the mean colour of each kind so far (weighted by vision), with the spread seen within
-    the kinds (at least ``COLOUR_SD``). Nothing is said until both kinds have been seen."""
+    ``dark_prob`` {cell: vision's probability that it is dark}. A set has two colours; the
+    game's pieces show them, in this light and from this camera: the new piece is weighed
+    against the mean colour of each kind so far, with the spread seen within the kinds (at
+    least ``COLOUR_SD``). Which kind each other piece is: from the colours alone when they
+    fall clearly into two (:func:`two_colours`: vision may take the set's darker colour for
+    light, a human would not), else from vision's readings. Nothing is said until both
+    kinds have been seen."""
     cells = [c for c, v in colours.items() if v is not None]
     out = {}
     for c in cells:
@@ -235,7 +261,10 @@ def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
         if len(others) < 2:
             continue
         x = np.array([colours[o] for o in others], float)
-        q = np.clip(np.array([dark_prob.get(o, 0.5) for o in others], float), 0.02, 0.98)
+        q = two_colours(x)
+        if q is None:
+            q = np.array([dark_prob.get(o, 0.5) for o in others], float)
+        q = np.clip(q, 0.02, 0.98)
         wd, wl = q.sum(), (1 - q).sum()
         if wd < 0.8 or wl < 0.8:
             continue

@@ -210,6 +210,12 @@ class Tracker:
         Only trackers that weigh evidence for the piece use it (see ``PixelTracker``)."""
         self.given = piece
 
+    def belief(self) -> dict[int, np.ndarray]:
+        """Per cell, (4,) probabilities that the piece there has the attributes the game
+        gives it (see ``PixelTracker.belief``); this tracker keeps no evidence: none listed,
+        every piece counts as sure."""
+        return {}
+
     def remove(self, cell: int) -> None:
         """Undo: take the piece at ``cell`` out of the game board. A correction made
         there stays: the same piece, still standing, is seen as corrected."""

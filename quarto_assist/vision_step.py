@@ -90,6 +90,25 @@ class VisionStep:
         self._skip = self.every - 1
         return reading
 
+    def look_closely(self, image):
+        """Vision's full analysis of ``image`` (the board found afresh, every cell read as
+        seen and mirrored): slower than the per-frame step and a better reading. The
+        tracker asks for it once per placement. ``None`` when vision fails on the frame."""
+        from calibration.camera import prepare_frame, reading_to_original
+
+        t0 = time.perf_counter()
+        try:
+            frame, mapping = prepare_frame(self.profile, image)
+            reading = self.recognizer.analyze(frame)
+            if not mapping.identity and reading.found:
+                reading = reading_to_original(copy.copy(reading), mapping)
+        except Exception:  # the per-frame reading stands; a failure here costs nothing
+            return None
+        finally:
+            self.seconds += time.perf_counter() - t0
+        self.full += 1
+        return reading
+
     def _analyze(self, frame, t: float):
         self._analysed = True
         self.full += 1

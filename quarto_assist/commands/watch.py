@@ -14,6 +14,11 @@ import sys
 from engine.rules import Variant
 
 
+#: the least probability, by the camera's reading, of an unclaimed line before it is
+#: announced aloud (docs/watch.md, "Lines the camera is not sure of")
+DEFAULT_SURE = 0.5
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("source", nargs="?", default="0", metavar="SOURCE",
                    help="camera index (default 0), video file, or folder of frames")
@@ -23,6 +28,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fps", type=float, default=10.0, help="frame rate of a folder of frames (default 10)")
     p.add_argument("--grace", type=float, default=3.0,
                    help="seconds a winning line may stand unclaimed before it is announced (default 3; 0 = at once)")
+    p.add_argument("--sure", type=float, default=DEFAULT_SURE, metavar="P",
+                   help="announce an unclaimed line only when the camera reads its pieces as sharing the value "
+                        f"with at least this probability (default {DEFAULT_SURE}); a less sure line is shown and "
+                        "printed as one to check, not spoken (0 = announce every line read)")
     p.add_argument("--variant", default="classic",
                    help="classic, advanced (2x2 squares win too), or e.g. classic:tall,dark (beginner: only these count)")
     p.add_argument("--coach", action="store_true", help="say and show the best move and warn about poison pieces")
@@ -77,6 +86,8 @@ def run(args) -> int:
     variant = Variant.parse(args.variant)
     if args.grace < 0:
         raise ValueError(f"invalid --grace {args.grace!r} (must be 0 or more seconds)")
+    if not 0.0 <= args.sure <= 1.0:
+        raise ValueError(f"invalid --sure {args.sure!r} (must be a probability from 0 to 1)")
     if args.fps <= 0:
         raise ValueError(f"invalid --fps {args.fps!r} (must be above 0)")
     game = load_game(args.resume) if args.resume else None
@@ -100,7 +111,7 @@ def run(args) -> int:
     log = EventLog(args.events)
     opts = WatchOptions(variant=game.variant if game else variant, grace=args.grace, settle=args.settle,
                         language=args.language, coach=args.coach, record_path=record, resumed_from=args.resume,
-                        join=args.join,
+                        join=args.join, min_confidence=args.sure,
                         pace=bool(args.realtime or window is not None))
     coach = Coach(args.coach_time) if args.coach else None
     print(f"watching {source.name}; game record: {record}" + (f"; events: {args.events}" if args.events else ""),

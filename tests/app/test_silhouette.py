@@ -86,6 +86,24 @@ def test_colour_sides_with_the_kind_it_looks_like():
     assert dark_log_odds({0: colours[0], 2: colours[2], 4: colours[4]}, {0: 0.1, 2: 0.1, 4: 0.1}) == {}
 
 
+def test_the_sets_two_colours_are_told_apart_even_where_vision_takes_the_darker_for_light():
+    from quarto_assist.silhouette import dark_log_odds, two_colours
+
+    rng = np.random.default_rng(2)
+    white, purple = np.array([97.0, 0.0, 0.0]), np.array([71.0, 20.0, -28.0])
+    # five pieces so far: one purple, four white, and vision reads every one of them light
+    colours = {c: tuple((purple if c in (0, 5) else white) + rng.normal(0, 1.5, 3)) for c in range(6)}
+    vision = {c: 0.1 for c in range(6)}
+    odds = dark_log_odds(colours, vision)
+    assert odds[5] > 2 and odds[0] > 2  # each purple piece is dark: the other purple one is darker than white
+    assert all(odds[c] < -2 for c in range(1, 5))
+    # one colour only, a little spread by the light: no split, so nothing is said
+    one = np.array([white + rng.normal(0, 4, 3) for _ in range(6)])
+    assert two_colours(one) is None
+    # two colours of nearly the same lightness do not say which is dark: vision decides
+    assert two_colours(np.array([[50.0, 40.0, 30.0], [51.0, 41.0, 29.0], [52.0, -30.0, 20.0]])) is None
+
+
 def test_a_game_is_measured_with_the_board_as_first_seen_not_as_vision_follows_it_later(game):
     """The pixel tracker over the sample game, vision unsure of every piece's height
     (0.5) and reading the rest right, its cell centres right while the board is empty and

@@ -434,3 +434,51 @@ def test_the_piece_the_user_says_was_handed_over_is_the_one_placed_unless_vision
     sure = ScriptedProbabilities({9: [0.02, 0.98, 0.02, 0.98]})
     tr, events = follow(one_placement(b2), sure, before={1: lambda tr: tr.expect(0x5)})
     assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(9, 0xA)]
+
+
+def test_the_new_piece_is_named_by_visions_closer_look_once_per_placement():
+    # the per-frame readings take the new piece for 6 (round); vision's closer look, asked once
+    # when the piece has settled, sees it square: 0xE
+    class Vision(NoisyVision):
+        def read(self, cells, obstructed=False):
+            r = super().read(cells, obstructed)
+            if cells[9] is not None:
+                r.probabilities[9] = probs_for(0x6, 0.8)
+            return r
+
+    looks = []
+
+    def look(image):
+        looks.append(image)
+        probs = np.array([probs_for(0xE, 0.9) if i == 9 else probs_for(0, 0.1) for i in range(16)])
+        # vision numbers its cells its own way: the tracker matches them by where they are
+        order = np.arange(16)[::-1]
+        return BoardReading(found=True, cell_centers=CENTRES[order].copy(), cells=[None] * 16,
+                            confidence=np.ones(16), obstructed=np.zeros(16, bool), probabilities=probs[order])
+
+    def run(with_look):
+        tr = PixelTracker(PixelSettings())
+        tr.look = look if with_look else None
+        vision = Vision(0)
+        b2 = empty()
+        b2[9] = 0xE
+        events, t = [], 0.0
+        for cells, hand, obstructed, seconds in [(empty(), None, False, 2.0), (empty(), [9], True, 1.0),
+                                                 (b2, None, False, 3.0)]:
+            for _ in range(int(seconds * 10)):
+                events += tr.update(t, vision.read(cells, obstructed), frame(cells, hand))
+                t += 0.1
+        (p,) = [e for e in events if e.kind == "placed"]
+        return p.piece
+
+    assert run(False) == 0x6
+    assert run(True) == 0xE and len(looks) == 1
+
+
+def test_a_closer_look_that_puts_the_board_elsewhere_is_not_used():
+    tr = PixelTracker(PixelSettings())
+    tr.centers = CENTRES.copy()
+    shifted = BoardReading(found=True, cell_centers=CENTRES + 40.0, cells=[None] * 16, confidence=np.ones(16),
+                           obstructed=np.zeros(16, bool), probabilities=np.full((16, 5), 0.5))
+    assert tr._match_close(shifted) is None
+    assert tr._match_close(BoardReading.not_found("no board in view")) is None

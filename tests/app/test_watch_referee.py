@@ -112,3 +112,46 @@ def test_reset_after_a_correction_looks_again_at_the_last_cell():
     cells[15] = 15
     rulings = ref.reset(cells, 6.0, last_cell=15)
     assert rulings[0].kind == "quarto"
+
+
+def sure_except(cell: int, attribute: int, p: float):
+    """A belief: every piece read surely, but ``attribute`` (0 tall .. 3 hollow) of the piece
+    on ``cell`` only with probability ``p``."""
+    def belief():
+        out = {c: [0.99, 0.99, 0.99, 0.99] for c in range(16)}
+        out[cell] = [p if k == attribute else 0.99 for k in range(4)]
+        return out
+    return belief
+
+
+def test_a_line_resting_on_an_unsure_reading_is_shown_as_unsure_not_announced():
+    ref = Referee(grace=3.0, belief=sure_except(15, 0, 0.4), min_confidence=0.5)
+    fill_row(ref, 0.0)  # all tall, but the last piece may well be short
+    (r,) = ref.tick(6.0)
+    assert r.kind == "unsure" and r.groups == [(ROWS[3], TALL_VALUE)] and r.confidence < 0.5
+    assert ref.tick(8.0) == []  # reported once
+    assert ref.placed(9.0, 0, 0) == []  # nothing was announced: nothing is said to be lost
+    assert not ref.over
+
+
+def test_a_sure_line_is_announced_with_its_confidence():
+    ref = Referee(grace=3.0, belief=sure_except(15, 0, 0.9), min_confidence=0.5)
+    fill_row(ref, 0.0)
+    (r,) = ref.tick(6.0)
+    assert r.kind == "quarto" and r.groups == [(ROWS[3], TALL_VALUE)]
+    assert 0.85 < r.confidence < 0.9
+
+
+def test_only_the_sure_shared_values_of_a_line_are_named():
+    # 3 (tall dark), 7, 11, 15: all tall and all dark; dark of the last piece unsure
+    ref = Referee(grace=0.0, belief=sure_except(15, 1, 0.3), min_confidence=0.5)
+    (r,) = fill_row(ref, 0.0, pieces=(3, 7, 11, 15))
+    assert r.kind == "quarto" and r.groups == [(ROWS[3], TALL_VALUE)]
+
+
+def test_a_claim_on_an_unsure_line_is_still_valid():
+    ref = Referee(grace=3.0, belief=sure_except(12, 0, 0.2), min_confidence=0.5)
+    fill_row(ref, 0.0)
+    assert ref.tick(6.0)[0].kind == "unsure"
+    (r,) = ref.claim(6.5)  # the player and the camera's reading agree
+    assert r.kind == "claimed" and ref.over

@@ -3,6 +3,7 @@ what a player hears, what the events file says, what the record holds."""
 
 import json
 
+import numpy as np
 import pytest
 
 from engine.record import GameRecord
@@ -347,3 +348,17 @@ def test_without_a_board_in_view_the_user_is_told_what_to_show_once_and_at_the_e
     assert not any("no board in view yet" in ln for ln in lines)  # too soon to nag
     assert any("no board was seen in the 30 frames" in ln for ln in lines)
     assert of(evs, "ended")[0]["board_seen"] is False and not speaker.said
+
+
+def test_a_quarto_the_camera_is_not_sure_of_is_shown_not_announced(tmp_path, monkeypatch):
+    from quarto_assist.tracker import Tracker
+
+    # the last piece (F) is read tall, but only just: the line may not be there
+    monkeypatch.setattr(Tracker, "belief", lambda self: {15: np.array([0.45, 0.99, 0.99, 0.99])})
+    opts = WatchOptions(record_path=str(tmp_path / "game.txt"), min_confidence=0.5)
+    w, speaker, evs, lines = watch(game_script(), tmp_path, options=opts)
+    assert of(evs, "quarto") == [] and not any("Quarto!" in s for s in speaker.said)
+    (u,) = of(evs, "quarto_unsure")
+    assert u["attributes"] == ["tall"] and u["confidence"] == 0.45
+    assert any("may be a Quarto (all tall)" in ln and "check it" in ln for ln in lines)
+    assert len(of(evs, "placed")) == 7  # the game itself goes on as read

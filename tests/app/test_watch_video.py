@@ -109,9 +109,9 @@ def test_watch_command_on_a_video_file_announces_the_missed_quarto(tmp_path, col
     out = capsys.readouterr().out
     assert "Quarto! The row nearest the camera: all tall." in out  # printed as well as spoken
     # full analyses: the first, then at most two per hand visit (re-check after 0.5 s without a clear
-    # view) and vision runs on every third frame only (--vision-every 3): the pixels are looked at in
-    # every frame
-    assert colour_vision.calls["analyze"] <= 1 + 2 * len(MOVES) and 100 < colour_vision.calls["track"] < 200
+    # view) and one closer look per placement; vision runs on every third frame only
+    # (--vision-every 3): the pixels are looked at in every frame
+    assert colour_vision.calls["analyze"] <= 1 + 3 * len(MOVES) and 100 < colour_vision.calls["track"] < 200
     assert "# watch: placed d4" in record.read_text()
 
 
