@@ -89,6 +89,9 @@ def draw(image: np.ndarray, view) -> np.ndarray:
         for line in view.winning:
             pts = np.asarray([centers[c] for c in line], float).round().astype(np.int32).reshape(-1, 1, 2)
             cv2.polylines(img, [pts], False, GOLD, max(3, int(r * 0.6)), cv2.LINE_AA)
+        for line in getattr(view, "unsure", []):  # a line to check: thin and orange
+            pts = np.asarray([centers[c] for c in line], float).round().astype(np.int32).reshape(-1, 1, 2)
+            cv2.polylines(img, [pts], False, ORANGE, max(2, int(r * 0.2)), cv2.LINE_AA)
         for c in range(16):
             x, y = (int(round(v)) for v in centers[c])
             p = view.board[c]

@@ -84,6 +84,7 @@ class ViewState:
     board: list = field(default_factory=lambda: [None] * 16)
     last_cell: int | None = None
     winning: list[list[int]] = field(default_factory=list)
+    unsure: list[list[int]] = field(default_factory=list)  # lines the camera is not sure of
     flagged_cells: list[int] = field(default_factory=list)
     coach_place: int | None = None
     coach_give: int | None = None
@@ -303,6 +304,7 @@ class Watcher:
             self.referee.reset(self.game.board())
             self.view.last_cell = self.game.placements[-1].cell if self.game.placements else None
             self.view.winning = []
+            self.view.unsure = []
             self.log.emit(t, "undo", piece=piece_symbol(p.piece), cell_center=self._center(p.cell),
                           position=self._position())
             self._note(t, f"undone: {piece_symbol(p.piece)} on {cell_name(p.cell)} (take it off the board too)")
@@ -318,6 +320,7 @@ class Watcher:
             last = self.game.placements[-1].cell if self.game.placements else None
             rulings = self.referee.reset(self.game.board(), t, last if last == cell else None)
             self.view.winning = []
+            self.view.unsure = []
             self.log.emit(t, "corrected", cell_center=self._center(cell),
                           piece=None if piece is None else piece_symbol(piece), position=self._position())
             self._note(t, f"corrected {cell_name(cell)}: {'empty' if piece is None else piece_symbol(piece)}")
@@ -397,6 +400,7 @@ class Watcher:
         self.referee = self._referee(None)
         self.view.last_cell = None
         self.view.winning = []
+        self.view.unsure = []
         self.view.coach_place = self.view.coach_give = None
         self.log.emit(now, "new_game", previous_record=old, record=self.opt.record_path)
         self._say(now, self.phrases.say("new_game"))
@@ -444,6 +448,7 @@ class Watcher:
         self._save()
         self.view.last_cell = cell
         self.view.winning = []
+        self.view.unsure = []
         self.view.coach_place = None
         self.log.emit(ev.t, "placed", **fields, position=self._position())
         self._note(now, self.phrases.say("placed", piece=piece, symbol=piece_symbol(piece)))
@@ -504,6 +509,7 @@ class Watcher:
             mask, values = r.groups[0]
             text = p.unsure(self._group_key(mask), values)
             self._note(r.t, text)
+            self.view.unsure = [mask_cells(m) for m, _ in r.groups]
             self.log.emit(r.t, "quarto_unsure", **self._group_fields(mask, values), window=r.window, text=text,
                           confidence=round(r.confidence, 3))
         elif r.kind == "claimed":
@@ -524,6 +530,7 @@ class Watcher:
             for mask, values in r.groups:
                 self.log.emit(r.t, "line_lost", **self._group_fields(mask, values))
             self.view.winning = []
+            self.view.unsure = []
         elif r.kind == "draw":
             text = p.say("draw")
             self._say(r.t, text)

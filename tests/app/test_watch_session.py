@@ -362,3 +362,4 @@ def test_a_quarto_the_camera_is_not_sure_of_is_shown_not_announced(tmp_path, mon
     assert u["attributes"] == ["tall"] and u["confidence"] == 0.45
     assert any("may be a Quarto (all tall)" in ln and "check it" in ln for ln in lines)
     assert len(of(evs, "placed")) == 7  # the game itself goes on as read
+    assert w.view.unsure == [[12, 13, 14, 15]] and w.view.winning == []  # drawn as a line to check

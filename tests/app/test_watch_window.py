@@ -44,3 +44,13 @@ def test_overlay_marks_the_winning_line_last_move_and_messages():
     mid = ((GRID[12] + GRID[13]) / 2).astype(int)
     assert tuple(out[mid[1], mid[0]]) == (0, 215, 255)  # gold line between two cells of the line
     assert (out[-60:] != 90).any()  # the message panel at the bottom
+
+
+def test_overlay_marks_a_line_to_check_thin_and_orange():
+    img = np.full((600, 1000, 3), 90, np.uint8)
+    board = [None] * 16
+    board[12:16] = [1, 3, 5, 15]
+    out = draw(img, ViewState(t=5.0, reading=reading(board), centers=GRID, board=board, unsure=[[12, 13, 14, 15]]))
+    mid = ((GRID[12] + GRID[13]) / 2).astype(int)
+    assert tuple(out[mid[1], mid[0]]) == (0, 160, 255)  # orange between two cells of the line
+    assert tuple(out[mid[1] + 12, mid[0]]) == (90, 90, 90)  # thin: not the gold line's width
