@@ -389,14 +389,13 @@ class Recognizer:
         return r, dict(r.timings)
 
     # --- per-frame step -----------------------------------------------------------------
-    def track(self, frame: np.ndarray, previous: BoardReading, mirror: bool = False) -> BoardReading:
+    def track(self, frame: np.ndarray, previous: BoardReading) -> BoardReading:
         """Re-read the cells of a board already found in ``previous`` (same camera); see
-        :meth:`_track`. ``mirror``: the piece network reads the cells mirrored too, as the
-        full analysis does (about twice the network's time; a closer look)."""
+        :meth:`_track`."""
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return self._track(frame, previous, mirror)
+            return self._track(frame, previous)
 
-    def _track(self, frame: np.ndarray, previous: BoardReading, mirror: bool = False) -> BoardReading:
+    def _track(self, frame: np.ndarray, previous: BoardReading) -> BoardReading:
         """Re-read the cells of a board already found in ``previous`` (same camera).
 
         Keeps the homography; cells covered by a hand are marked ``obstructed`` (their
@@ -447,7 +446,7 @@ class Recognizer:
             reason=HAND if obstructed.any() else "",
         )
         self._read_cells(work, H_work, reading, timings, t, keep=previous if obstructed.any() else None, grey=gray,
-                         mirror=mirror)
+                         mirror=False)
         reading.reference = view if not obstructed.any() else reference
         reading.timings = timings
         timings["total"] = sum(timings.values())
