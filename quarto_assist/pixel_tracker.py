@@ -126,6 +126,21 @@ def _logit(p) -> np.ndarray:
     return np.log(p / (1 - p))
 
 
+def _look(cell: int, probs: list, close) -> np.ndarray:
+    """Vision's (4,) attribute probabilities for ``cell`` in one still view: the per-frame
+    readings ``probs`` averaged, and the full analysis's ``close`` look (or None) weighed in
+    equally (the mean in log odds). Two readers: either alone misreads pieces the other
+    reads right."""
+    looks = []
+    if probs:
+        looks.append(np.mean([p[cell, 1:5] for p in probs], axis=0))
+    if close is not None:
+        looks.append(close[cell, 1:5])
+    if len(looks) == 1:
+        return looks[0]
+    return 1.0 / (1.0 + np.exp(-np.mean([_logit(q) for q in looks], axis=0)))
+
+
 def piece_log_likelihoods(p: np.ndarray) -> np.ndarray:
     """(16,) log-likelihood of each piece from (4,) probabilities of tall, dark, square, hollow."""
     p = np.clip(np.asarray(p, float), 0.02, 0.98)
@@ -316,7 +331,7 @@ class PixelTracker(Tracker):
         avail = [q for q in ALL_PIECES if q not in on_board]
         probs = [e[2][1] for e in win if e[2][1] is not None]
         if probs or close is not None:
-            self._probs[cell] = close[cell, 1:5] if close is not None else np.mean([p[cell, 1:5] for p in probs], axis=0)
+            self._probs[cell] = _look(cell, probs, close)
             self._heights[cell] = self._measure(cell)
             ll = self._evidence()[cell]
             if self.given in avail:  # the user said which piece was handed over
@@ -567,8 +582,7 @@ class PixelTracker(Tracker):
             return
         for r in self._probs:
             if r != cell and self.board[r] is not None:
-                now = close[r, 1:5] if close is not None else np.mean([p[r, 1:5] for p in probs], axis=0)
-                self._later.setdefault(r, []).append(now)
+                self._later.setdefault(r, []).append(_look(r, probs, close))
 
     def _first_change(self, cell: int, final: np.ndarray, full: float) -> float:
         """Since when, in the current clear run, the cell has looked as it does now (the
