@@ -70,7 +70,10 @@ piece than when it was placed before it is flagged as swapped; ``duplicate_margi
     piece is read: vision must read another piece clearly (8 nats: three attributes surely
     the other way) to overrule the user; ``join``: start
     from the pieces vision sees on the board instead of an empty board; ``heights``: weigh
-    in how tall each new piece stands in the picture (:mod:`quarto_assist.silhouette`)."""
+    in how tall each new piece stands in the picture (:mod:`quarto_assist.silhouette`);
+    ``close_share``: the weight of vision's closer look (its full analysis of the settled
+    frame, asked once per placement) against the per-frame readings of the still view, in
+    the mean of their log odds (1: the closer look alone, where there is one)."""
 
     settle: float = 0.8  # longer than a hand holding still while it sets a piece down
     place_change: float = 6.0
@@ -86,6 +89,7 @@ piece than when it was placed before it is flagged as swapped; ``duplicate_margi
     given_weight: float = 8.0
     join: bool = False
     heights: bool = True
+    close_share: float = 1.0
 
 
 def _touching(a: int, b: int) -> bool:
@@ -126,19 +130,17 @@ def _logit(p) -> np.ndarray:
     return np.log(p / (1 - p))
 
 
-def _look(cell: int, probs: list, close) -> np.ndarray:
+def _look(cell: int, probs: list, close, share: float) -> np.ndarray:
     """Vision's (4,) attribute probabilities for ``cell`` in one still view: the per-frame
     readings ``probs`` averaged, and the full analysis's ``close`` look (or None) weighed in
-    equally (the mean in log odds). Two readers: either alone misreads pieces the other
-    reads right."""
-    looks = []
-    if probs:
-        looks.append(np.mean([p[cell, 1:5] for p in probs], axis=0))
-    if close is not None:
-        looks.append(close[cell, 1:5])
-    if len(looks) == 1:
-        return looks[0]
-    return 1.0 / (1.0 + np.exp(-np.mean([_logit(q) for q in looks], axis=0)))
+    with weight ``share`` (in log odds)."""
+    window = np.mean([p[cell, 1:5] for p in probs], axis=0) if probs else None
+    if close is None or (window is not None and share <= 0.0):
+        return window
+    if window is None or share >= 1.0:
+        return close[cell, 1:5]
+    z = share * _logit(close[cell, 1:5]) + (1.0 - share) * _logit(window)
+    return 1.0 / (1.0 + np.exp(-z))
 
 
 def piece_log_likelihoods(p: np.ndarray) -> np.ndarray:
@@ -331,7 +333,7 @@ class PixelTracker(Tracker):
         avail = [q for q in ALL_PIECES if q not in on_board]
         probs = [e[2][1] for e in win if e[2][1] is not None]
         if probs or close is not None:
-            self._probs[cell] = _look(cell, probs, close)
+            self._probs[cell] = _look(cell, probs, close, self.settings.close_share)
             self._heights[cell] = self._measure(cell)
             ll = self._evidence()[cell]
             if self.given in avail:  # the user said which piece was handed over
@@ -582,7 +584,7 @@ class PixelTracker(Tracker):
             return
         for r in self._probs:
             if r != cell and self.board[r] is not None:
-                self._later.setdefault(r, []).append(_look(r, probs, close))
+                self._later.setdefault(r, []).append(_look(r, probs, close, self.settings.close_share))
 
     def _first_change(self, cell: int, final: np.ndarray, full: float) -> float:
         """Since when, in the current clear run, the cell has looked as it does now (the

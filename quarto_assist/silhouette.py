@@ -47,8 +47,9 @@ LIT_SHARE = 50
 #: colour may say (log odds): lighting differs across the board
 COLOUR_SD, COLOUR_CAP = 6.0, 4.0
 #: two groups of the game's piece colours are the set's two when their means are this far
-#: apart (Lab units), this many within-group spreads, and the darker this much darker (L*)
-SPLIT_GAP, SPLIT_SD, SPLIT_L = 25.0, 4.0, 8.0
+#: apart (Lab units), the darker this much darker (L*), and every piece lies within this
+#: share of its distance to the other group's mean from its own group's mean
+SPLIT_GAP, SPLIT_L, SPLIT_SHARE = 25.0, 8.0, 0.5
 #: spread (pitches) of the offset all measurements of one game share
 OFFSET_SD = 0.35
 #: share of measurements that say nothing, spread over this many pitches; share of
@@ -226,9 +227,9 @@ def tall_log_odds(heights: dict, tall_prob: dict) -> dict:
 def two_colours(x: np.ndarray) -> np.ndarray | None:
     """The other pieces' Lab colours ``x`` (n, 3) split into the set's two colours by the
     colours alone: (n,) 1.0 for the darker group, 0.0 for the lighter, or ``None`` when
-    they do not fall clearly into two (fewer than two pieces, or groups less than
-    ``SPLIT_GAP`` apart in colour, ``SPLIT_SD`` spreads apart, or ``SPLIT_L`` apart in
-    lightness). A set's two kinds are two colours, and dark is the darker of them."""
+    they do not fall clearly into two (fewer than two pieces, groups less than
+    ``SPLIT_GAP`` apart in colour or ``SPLIT_L`` in lightness, or a piece not clearly
+    nearer its own group: ``SPLIT_SHARE``). A set's two kinds are two colours, and dark is the darker of them."""
     if len(x) < 2:
         return None
     centres = np.stack([x[x[:, 0].argmin()], x[x[:, 0].argmax()]])
@@ -237,10 +238,11 @@ def two_colours(x: np.ndarray) -> np.ndarray | None:
         if dark.all() or not dark.any():
             return None
         centres = np.stack([x[dark].mean(0), x[~dark].mean(0)])
-    spread = max(float(((x - centres[np.where(dark, 0, 1)]) ** 2).sum() / (3 * len(x))), COLOUR_SD ** 2)
+    own = np.linalg.norm(x - centres[np.where(dark, 0, 1)], axis=1)
+    other = np.linalg.norm(x - centres[np.where(dark, 1, 0)], axis=1)
     gap = float(np.linalg.norm(centres[0] - centres[1]))
-    if gap < max(SPLIT_GAP, SPLIT_SD * np.sqrt(spread)) or centres[1][0] - centres[0][0] < SPLIT_L:
-        return None
+    if gap < SPLIT_GAP or centres[1][0] - centres[0][0] < SPLIT_L or (own > SPLIT_SHARE * other).any():
+        return None  # not two clear colours: a shaded or glossy piece between the groups, say
     return dark.astype(float)
 
 
