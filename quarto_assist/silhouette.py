@@ -227,16 +227,16 @@ def tall_log_odds(heights: dict, tall_prob: dict) -> dict:
 def two_colours(x: np.ndarray) -> np.ndarray | None:
     """The other pieces' Lab colours ``x`` (n, 3) split into the set's two colours by the
     colours alone: (n,) 1.0 for the darker group, 0.0 for the lighter, or ``None`` when
-    they do not fall clearly into two (fewer than two pieces, groups less than
+    they do not fall clearly into two (a group of fewer than two pieces, groups less than
     ``SPLIT_GAP`` apart in colour or ``SPLIT_L`` in lightness, or a piece not clearly
     nearer its own group: ``SPLIT_SHARE``). A set's two kinds are two colours, and dark is the darker of them."""
-    if len(x) < 2:
+    if len(x) < 4:
         return None
     centres = np.stack([x[x[:, 0].argmin()], x[x[:, 0].argmax()]])
     for _ in range(10):  # two-means, started from the darkest and the lightest piece
         dark = np.linalg.norm(x - centres[0], axis=1) < np.linalg.norm(x - centres[1], axis=1)
-        if dark.all() or not dark.any():
-            return None
+        if min(dark.sum(), (~dark).sum()) < 2:
+            return None  # one piece alone is no colour of the set: a glint or a shadow, maybe
         centres = np.stack([x[dark].mean(0), x[~dark].mean(0)])
     own = np.linalg.norm(x - centres[np.where(dark, 0, 1)], axis=1)
     other = np.linalg.norm(x - centres[np.where(dark, 1, 0)], axis=1)

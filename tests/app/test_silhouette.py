@@ -91,12 +91,14 @@ def test_the_sets_two_colours_are_told_apart_even_where_vision_takes_the_darker_
 
     rng = np.random.default_rng(2)
     white, purple = np.array([97.0, 0.0, 0.0]), np.array([71.0, 20.0, -28.0])
-    # five pieces so far: one purple, four white, and vision reads every one of them light
-    colours = {c: tuple((purple if c in (0, 5) else white) + rng.normal(0, 1.5, 3)) for c in range(6)}
-    vision = {c: 0.1 for c in range(6)}
+    # seven pieces: three purple, four white, and vision reads every one of them light
+    colours = {c: tuple((purple if c in (0, 5, 6) else white) + rng.normal(0, 1.5, 3)) for c in range(7)}
+    vision = {c: 0.1 for c in range(7)}
     odds = dark_log_odds(colours, vision)
-    assert odds[5] > 2 and odds[0] > 2  # each purple piece is dark: the other purple one is darker than white
+    assert all(odds[c] > 2 for c in (0, 5, 6))  # each purple piece is dark: the other purple ones are darker than white
     assert all(odds[c] < -2 for c in range(1, 5))
+    # one purple piece among whites is no colour of the set yet (a glint or a shadow, maybe)
+    assert two_colours(np.array([colours[c] for c in range(5)])) is None
     # one colour only, a little spread by the light: no split, so nothing is said
     one = np.array([white + rng.normal(0, 4, 3) for _ in range(6)])
     assert two_colours(one) is None
