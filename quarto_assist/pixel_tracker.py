@@ -328,7 +328,7 @@ class PixelTracker(Tracker):
     def _identify(self, cell: int, win, close=None) -> tuple[int | None, int | None, np.ndarray | None]:
         """(piece, cell of the piece on the board it duplicates or None, the (16,)
         log-likelihoods of the pieces there or None). ``close``: vision's closer look
-        (:meth:`_close_look`), which then reads the piece instead of the steady window."""
+        (:meth:`_close_look`), weighed against the steady window by ``close_share``."""
         on_board = {p: i for i, p in enumerate(self.board) if p is not None}
         avail = [q for q in ALL_PIECES if q not in on_board]
         probs = [e[2][1] for e in win if e[2][1] is not None]
