@@ -139,7 +139,7 @@ class Watcher:
         self._flag_said: float | None = None
 
     def _referee(self, cells) -> Referee:
-        return Referee(self.opt.variant, self.opt.grace, cells=cells, belief=lambda: self.tracker.belief(),
+        return Referee(self.opt.variant, self.opt.grace, cells=cells, belief=self.tracker.belief,
                        min_confidence=self.opt.min_confidence)
 
     # --- output -----------------------------------------------------------------

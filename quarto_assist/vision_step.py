@@ -65,15 +65,11 @@ class VisionStep:
         self.seconds = 0.0
 
     def __call__(self, image, t: float = 0.0):
-        from calibration.camera import prepare_frame, reading_to_original
-
         if self._last is not None and self._last.found and self._skip > 0:
             self._skip -= 1
             return self._last
-        t0 = time.perf_counter()
-        frame, mapping = prepare_frame(self.profile, image)
         try:
-            reading = self._read(frame, t)
+            reading = self._on_frame(image, lambda frame: self._read(frame, t))
         except Exception as e:  # a frame vision chokes on must not end the game
             from vision.reading import BoardReading
 
@@ -83,9 +79,6 @@ class VisionStep:
                 print(f"WARNING vision failed on the frame at {t:.2f} s ({msg}); going on", file=sys.stderr)
             self.previous = None
             reading = BoardReading.not_found("vision failed on this frame")
-        if not mapping.identity and reading.found:
-            reading = reading_to_original(copy.copy(reading), mapping)
-        self.seconds += time.perf_counter() - t0
         self._last = reading
         self._skip = self.every - 1
         return reading
@@ -94,20 +87,27 @@ class VisionStep:
         """Vision's full analysis of ``image`` (the board found afresh, every cell read as
         seen and mirrored): slower than the per-frame step and a better reading. The
         tracker asks for it once per placement. ``None`` when vision fails on the frame."""
+        try:
+            reading = self._on_frame(image, self.recognizer.analyze)
+        except Exception:  # the per-frame reading stands; a failure here costs nothing
+            return None
+        self.full += 1
+        return reading
+
+    def _on_frame(self, image, read):
+        """``read`` (frame -> reading) on ``image`` as vision sees it (undistorted with the
+        profile's lens model), the reading mapped back to ``image``'s pixels; timed."""
         from calibration.camera import prepare_frame, reading_to_original
 
         t0 = time.perf_counter()
         try:
             frame, mapping = prepare_frame(self.profile, image)
-            reading = self.recognizer.analyze(frame)
+            reading = read(frame)
             if not mapping.identity and reading.found:
                 reading = reading_to_original(copy.copy(reading), mapping)
-        except Exception:  # the per-frame reading stands; a failure here costs nothing
-            return None
+            return reading
         finally:
             self.seconds += time.perf_counter() - t0
-        self.full += 1
-        return reading
 
     def _analyze(self, frame, t: float):
         self._analysed = True

@@ -430,6 +430,13 @@ def test_the_piece_the_user_says_was_handed_over_is_the_one_placed_unless_vision
     assert tr.given is None  # used up by this placement
     tr, events = follow(one_placement(b2), unsure)
     assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(9, 0xD)]  # without the user's word
+    # how sure the game is of each piece (what the referee weighs a line by): the piece the user
+    # named is sure; the same piece read by vision alone is as sure as vision's reading
+    tr, _ = follow(one_placement(b2), unsure, before={1: lambda tr: tr.expect(0x5)})
+    assert tr.belief() == {}
+    tr, _ = follow(one_placement(b2), ScriptedProbabilities({9: [0.8, 0.3, 0.6, 0.4]}))
+    b = tr.belief()[9]  # tall also weighs the drawn piece's measured height
+    assert tr.board[9] == 0x5 and np.allclose(b[1:], [0.7, 0.6, 0.6]) and 0.5 < b[0] < 0.9
     # the user's word does not overrule a clear reading of another piece
     sure = ScriptedProbabilities({9: [0.02, 0.98, 0.02, 0.98]})
     tr, events = follow(one_placement(b2), sure, before={1: lambda tr: tr.expect(0x5)})
