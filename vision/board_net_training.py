@@ -430,6 +430,10 @@ def main(argv=None) -> int:
     ap.add_argument("--low", action="store_true",
                     help="low views (tilt 30+) drawn 1.5x (full ones, 12+ pieces, 2x) and occluded more, upright")
     ap.add_argument("--val", type=int, default=30, help="keep this many images aside (seeded) to report on")
+    ap.add_argument("--init", metavar="ONNX",
+                    help="go on training this exported network (e.g. vision/board_net.onnx) instead of starting from "
+                         "random weights (use a lower --lr and fewer --epochs); what it started from is written to "
+                         "the new network's .json, its training images to its _files.txt")
     args = ap.parse_args(argv)
     try:
         import torch
@@ -456,6 +460,16 @@ def main(argv=None) -> int:
     print(f"{len(train)} training images ({sum(len(e['cells']) == 0 for e in train)} without a board), "
           f"{len(val)} kept aside; loaded in {time.time() - t0:.0f} s", flush=True)
     model = build_model()
+    started_from = None
+    if args.init:
+        from vision.warm_start import init_record, load_exported
+
+        started_from = init_record(args.init)  # before the first export may overwrite it
+        try:
+            load_exported(model, args.init)
+        except (OSError, ValueError) as e:
+            print(f"ERROR --init {args.init}: {e}", file=sys.stderr)
+            return 2
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps_per_epoch = max(1, len(train) // args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch,
@@ -464,8 +478,11 @@ def main(argv=None) -> int:
     # images with a rendered hand are drawn more often (the hardest case) ...
     # ... and so are low views, where pieces hide most of the board
     weight = np.array([(HAND_WEIGHT if e["hand"] else 1.0) * _low_weight(e, args.turned, args.low) for e in train])
+    from vision.warm_start import freeze_batch_norm
+
     for epoch in range(args.epochs):
         model.train()
+        freeze_batch_norm(model)
         perm = rng.choice(len(train), size=steps_per_epoch * args.batch, p=weight / weight.sum())
         tot, t_ep = 0.0, time.time()
         for b in range(steps_per_epoch):
@@ -491,6 +508,13 @@ def main(argv=None) -> int:
             msg += f" val {float(vl):.3f}"
         print(msg, flush=True)
         export(model, args.out)
+    if started_from:
+        base = os.path.splitext(args.out)[0]
+        with open(base + "_files.txt", "w", encoding="utf-8") as f:
+            f.write("".join(os.path.relpath(p) + "\n" for p in files))
+        with open(base + ".json", "w", encoding="utf-8") as f:
+            json.dump({"images": len(files), "epochs": args.epochs, "lr": args.lr, "seed": args.seed,
+                       "turned": args.turned, "low": args.low, "init": started_from}, f, indent=1)
     print(f"wrote {args.out} ({os.path.getsize(args.out) / 1e6:.2f} MB) in {(time.time() - t0) / 60:.1f} min")
     return 0
 

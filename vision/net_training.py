@@ -397,7 +397,7 @@ def board_scores(logits: np.ndarray, Y: np.ndarray, threshold: float = 0.0) -> d
 def train(crops: np.ndarray, fronts: np.ndarray, Y: np.ndarray, epochs: int = 40, seed: int = 0, width: int = 32,
           embed: int = 64, boards_per_batch: int = 16, lr: float = 3e-3, val=None, log=print, front: bool = True,
           seen=None, late: int | None = None, extra: int = 0, geometry: float = 0.0, weight_decay: float = 1e-3,
-          ema: float = 0.0, geoms: np.ndarray | None = None):
+          ema: float = 0.0, geoms: np.ndarray | None = None, init: str | None = None):
     """Train on ``(N, V, 16, H, W, 3)`` crops (V jittered variants per image), their ``(N,
     V, 16, 16)`` front weights, ``(N, V, 16, G)`` cell geometry (``geoms``; none: a network
     without that input) and ``(N, 16, 5)`` labels; returns the torch model (``geometry``
@@ -406,14 +406,20 @@ def train(crops: np.ndarray, fronts: np.ndarray, Y: np.ndarray, epochs: int = 40
     epochs (for development only); ``seen``: the same for some of the training images
     (not augmented), scored alongside to tell overfitting (seen >> val) from underfitting.
     ``ema`` > 0: the model returned (and scored) is the exponential moving average of the
-    weights over the steps, with that decay per step (batch-norm statistics averaged too)."""
+    weights over the steps, with that decay per step (batch-norm statistics averaged too).
+    ``init``: an exported network (ONNX) to go on training from (``vision.warm_start``)
+    instead of random weights: the way a session adds its new renders to what earlier
+    sessions' renders taught, when those renders are gone."""
     import torch
 
     from vision.net import prepare
+    from vision.warm_start import freeze_batch_norm, load_exported
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     model = build_model(width, embed, front, late, extra, 0 if geoms is None else geoms.shape[-1])
+    if init:
+        load_exported(model, init)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     steps = epochs * int(np.ceil(len(crops) / boards_per_batch))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -426,6 +432,7 @@ def train(crops: np.ndarray, fronts: np.ndarray, Y: np.ndarray, epochs: int = 40
     t0 = time.time()
     for ep in range(epochs):
         model.train()
+        freeze_batch_norm(model)
         order = rng.permutation(len(crops))
         total = 0.0
         for i in range(0, len(order), boards_per_batch):
@@ -551,6 +558,11 @@ def main(argv=None) -> int:
     ap.add_argument("--ema", type=float, default=0.0,
                     help="keep the moving average of the weights with this decay per step (0: the last weights)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (default 3e-3)")
+    ap.add_argument("--init", metavar="ONNX",
+                    help="go on training this exported network (e.g. vision/piece_net.onnx) on the folders' images "
+                         "instead of starting from random weights (use a lower --lr and fewer --epochs); its "
+                         "metadata file is kept in the new one's as 'init'")
     ap.add_argument("--files", metavar="LIST", help="train only on the truth files listed (one path a line) that lie "
                     "under the folders (to repeat a training on the images present on an earlier day)")
     ap.add_argument("--stack", metavar="MODELS_JSON",
@@ -574,6 +586,7 @@ def main(argv=None) -> int:
     import torch
 
     from vision.settings import VisionSettings
+    from vision.warm_start import init_record
 
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
@@ -609,16 +622,21 @@ def main(argv=None) -> int:
         print(f"development run: {int(is_val.sum())} images held back for validation")
         with open(os.path.splitext(args.out)[0] + "_val_files.txt", "w", encoding="utf-8") as f:
             f.write("".join(os.path.relpath(p) + "\n" for p, v in zip(paths, is_val) if v))
+    # read before the export, which may overwrite the network it starts from
+    started_from = init_record(args.init) if args.init else None
     model = train(crops, fronts, Y, epochs=args.epochs, seed=args.seed, width=args.width, embed=args.embed, val=val,
                   front=not args.no_front, seen=seen, late=args.late, extra=args.extra,
-                  geometry=args.warp, weight_decay=args.weight_decay, ema=args.ema, geoms=geoms)
+                  geometry=args.warp, weight_decay=args.weight_decay, ema=args.ema, geoms=geoms, lr=args.lr,
+                  init=args.init)
     diff = export(model, args.out, crops.shape[3:5])
     meta = {"trained_on": counts, "images": len(Y), "epochs": args.epochs, "variants": args.variants,
             "jitter_log_mean": args.jitter_log_mean, "jitter_log_sd": args.jitter_log_sd, "width": args.width, "late": args.late, "extra": args.extra,
             "warp": args.warp, "weight_decay": args.weight_decay, "ema": args.ema,
             "embed": args.embed, "seed": args.seed,
             "val_fraction": args.val_fraction, "keep_aside": args.keep_aside, "no_front": args.no_front, "geometry": args.geometry,
-            "seconds": round(time.time() - t0)}
+            "lr": args.lr, "seconds": round(time.time() - t0)}
+    if started_from:
+        meta["init"] = started_from
     with open(os.path.splitext(args.out)[0] + ".json", "w", encoding="utf-8") as f:
         json.dump(meta, f, indent=1)
     with open(os.path.splitext(args.out)[0] + "_files.txt", "w", encoding="utf-8") as f:
