@@ -135,6 +135,7 @@ class Watcher:
         self.frames = 0
         self._first_t: float | None = None
         self._noboard_noted = False
+        self._view_checked = False
         self._coach_turn = None
         self._flag_said: float | None = None
 
@@ -206,6 +207,8 @@ class Watcher:
         """One frame's reading at source time ``t`` (the loop's body; tests call it)."""
         self.t = t
         self.frames += 1
+        if not self._view_checked and reading.found and image is not None:
+            self._check_view(t, reading, image.shape)
         for ev in self.tracker.update(t, reading, image):
             self._on_track(ev, t)
         for r in self.referee.tick(t):
@@ -235,6 +238,21 @@ class Watcher:
         if self.window is not None and image is not None:
             for action in self.window.show(image, self.view):
                 self.act(action)
+
+    def _check_view(self, t: float, reading, shape) -> None:
+        """Once, at the first board in view: is the camera where pieces can be read
+        (``vision.view_check``)? Shown, printed and logged; not spoken."""
+        from vision.view_check import check_view
+
+        H = getattr(reading, "homography", None)
+        if H is None:
+            return
+        self._view_checked = True
+        profile = getattr(self.step, "profile", None)
+        camera = getattr(getattr(profile, "vision", None), "camera", None)
+        for a in check_view(H, shape, camera):
+            self.log.emit(t, "view_advice", **a.to_json())
+            self._note(t, f"camera: {a.message}")
 
     def finish(self, reason: str) -> None:
         for ev in self.tracker.finish(self.t):

@@ -55,8 +55,9 @@ def load_profile_or_default(path: str | None):
     return load_profile(path) if path else default_profile()
 
 
-def reading_json(reading, seconds: float) -> dict:
-    """The INTERFACE.md object for a reading."""
+def reading_json(reading, seconds: float, advice=()) -> dict:
+    """The INTERFACE.md object for a reading; ``advice``: ``vision.view_check.ViewAdvice``
+    items, listed under ``"advice"`` when there are any."""
     from engine.pieces import piece_attributes
     from engine.position import Position
 
@@ -74,10 +75,12 @@ def reading_json(reading, seconds: float) -> dict:
     if reading.reason:
         out["reason"] = reading.reason
         out["obstructed"] = [bool(b) for b in reading.obstructed]
+    if advice:
+        out["advice"] = [a.to_json() for a in advice]
     return out
 
 
-def reading_text(reading, seconds: float) -> str:
+def reading_text(reading, seconds: float, advice=()) -> str:
     from engine.pieces import piece_symbol, piece_words
     from engine.position import Position
 
@@ -94,6 +97,8 @@ def reading_text(reading, seconds: float) -> str:
                          f"  (confidence {reading.confidence[i]:.2f})")
     if reading.reason:
         lines.append(f"note: {reading.reason}")
+    for a in advice:
+        lines.append(f"advice: {a.message}")
     lines.append(f"position: {Position(list(reading.cells), None)}")
     return "\n".join(lines)
 
@@ -104,17 +109,19 @@ def run(args) -> int:
     from vision.image import load_image
     from vision.overlay import draw_reading
     from vision.settings import ImageSettings
+    from vision.view_check import check_view
 
     analyzer = Analyzer(args.profile)
     t0 = time.perf_counter()
     image = load_image(args.image, getattr(analyzer.profile.vision, "image", ImageSettings()))
     reading = analyzer.analyze(image)
     seconds = time.perf_counter() - t0
+    advice = check_view(reading.homography, image.shape, analyzer.profile.vision.camera) if reading.found else []
     if args.overlay:
         if not cv2.imwrite(args.overlay, draw_reading(image, reading)):
             raise OSError(f"cannot write overlay {args.overlay!r}")
     if args.json:
-        print(json.dumps(reading_json(reading, seconds)))
+        print(json.dumps(reading_json(reading, seconds, advice)))
     else:
-        print(reading_text(reading, seconds))
+        print(reading_text(reading, seconds, advice))
     return 0 if reading.found else EXIT_NO_BOARD

@@ -363,3 +363,31 @@ def test_a_quarto_the_camera_is_not_sure_of_is_shown_not_announced(tmp_path, mon
     assert any("may be a Quarto (all tall)" in ln and "check it" in ln for ln in lines)
     assert len(of(evs, "placed")) == 7  # the game itself goes on as read
     assert w.view.unsure == [[12, 13, 14, 15]] and w.view.winning == []  # drawn as a line to check
+
+
+def test_a_camera_straight_above_is_told_once_to_tilt_and_the_game_goes_on(tmp_path):
+    from tests.vision.synthetic import board_homography
+
+    s = game_script()
+    for r in s.readings:
+        r.homography = board_homography(3.0, distance=3.5)
+    src = ScriptedSource(s)
+    src.image = np.zeros((720, 1280, 3), np.uint8)
+    w, speaker, evs, lines = watch(s, tmp_path, source=src)
+    told = of(evs, "view_advice")
+    assert [e["code"] for e in told] == ["steep"] and told[0]["t"] == pytest.approx(0.0)
+    assert sum("camera: the camera looks nearly straight down" in ln for ln in lines) == 1
+    assert not any("straight down" in said for said in speaker.said)  # shown, not spoken
+    assert of(evs, "quarto")  # the game is followed as before
+
+
+def test_a_camera_that_sees_the_board_from_the_side_gets_no_advice(tmp_path):
+    from tests.vision.synthetic import board_homography
+
+    s = game_script()
+    for r in s.readings:
+        r.homography = board_homography(35.0)
+    src = ScriptedSource(s)
+    src.image = np.zeros((720, 1280, 3), np.uint8)
+    w, speaker, evs, lines = watch(s, tmp_path, source=src)
+    assert not of(evs, "view_advice") and of(evs, "quarto")

@@ -54,6 +54,16 @@ def look_at_pose(tilt_deg: float, distance: float, azimuth_deg: float = 0.0, tar
     return R, -R @ eye
 
 
+def board_homography(tilt_deg: float, distance: float = 2.6, azimuth_deg: float = 15.0, focal: float = 1000.0,
+                     size=(1280, 720)) -> np.ndarray:
+    """(3, 3) homography (board unit square -> pixels) of a pinhole camera placed by
+    :func:`look_at_pose`, principal point at the centre of a ``size`` (w, h) image."""
+    R, t = look_at_pose(tilt_deg, distance, azimuth_deg)
+    K = np.array([[focal, 0, size[0] / 2], [0, focal, size[1] / 2], [0, 0, 1.0]])
+    H = K @ np.c_[R[:, 0], R[:, 1], t]
+    return H / H[2, 2]
+
+
 def drawn_scene(cells, tilt_deg: float = 35.0, distance: float = 2.6, size=(1280, 720), seed: int = 0,
                 radius_pitch: float = 0.3, short_pitch: float = 0.7, tall_pitch: float = 1.4,
                 light=(150, 190, 225), dark=(40, 55, 90)):

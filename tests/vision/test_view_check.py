@@ -1,0 +1,69 @@
+"""Setup advice from the board's geometry: a camera straight above cannot tell tall from
+short, a camera near the table's level hides cells behind pieces."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from quarto_assist.cli import main
+from tests.vision.synthetic import board_homography as _homography
+from tests.vision.synthetic import drawn_board
+from vision.settings import CameraSettings, VisionSettings
+from vision.view_check import check_view, view_measures
+
+W, H_PX = 1280, 720
+
+
+@pytest.mark.parametrize("tilt", [28.0, 35.0, 45.0])
+def test_a_camera_looking_on_from_the_side_gets_no_advice(tilt):
+    assert check_view(_homography(tilt), (H_PX, W, 3)) == []
+
+
+@pytest.mark.parametrize("tilt", [2.0, 8.0])
+def test_a_camera_straight_above_is_told_to_tilt(tilt):
+    advice = check_view(_homography(tilt, distance=3.5), (H_PX, W, 3))
+    assert [a.code for a in advice] == ["steep"]
+    assert "tall and short" in advice[0].message and advice[0].value < 0.3
+
+
+def test_a_camera_near_the_table_is_told_to_rise_and_the_angle_is_said():
+    advice = check_view(_homography(62.0), (H_PX, W, 3))
+    assert [a.code for a in advice] == ["low"]
+    _, angle = view_measures(_homography(62.0), (H_PX, W, 3))
+    assert 56 <= angle <= 68
+    assert f"{angle:.0f} degrees" in advice[0].message
+
+
+def test_thresholds_come_from_the_settings_and_survive_a_profile_round_trip():
+    H = _homography(35.0)
+    assert check_view(H, (H_PX, W, 3), CameraSettings(steep_lean=5.0))[0].code == "steep"
+    assert check_view(H, (H_PX, W, 3), CameraSettings(low_view_deg=10.0))[0].code == "low"
+    s = VisionSettings()
+    s.camera.steep_lean = 0.25
+    assert VisionSettings.from_dict(json.loads(json.dumps(s.to_dict()))).camera.steep_lean == 0.25
+
+
+def test_no_board_or_a_broken_homography_gives_no_advice():
+    assert check_view(None, (H_PX, W, 3)) == []
+    assert check_view(np.full((3, 3), np.nan), (H_PX, W, 3)) == []
+
+
+def test_analyze_prints_the_advice_for_a_photo_from_straight_above(tmp_path, capsys):
+    img, _ = drawn_board("rings", tilt=0.0, seed=3)
+    p = tmp_path / "above.png"
+    cv2.imwrite(str(p), img)
+    assert main(["analyze", str(p), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [a["code"] for a in out["advice"]] == ["steep"]
+    assert main(["analyze", str(p)]) == 0
+    assert "advice: the camera looks nearly straight down" in capsys.readouterr().out
+
+
+def test_analyze_says_nothing_of_a_good_view(tmp_path, capsys):
+    img, _ = drawn_board("rings", tilt=0.35, seed=7)
+    p = tmp_path / "side.png"
+    cv2.imwrite(str(p), img)
+    assert main(["analyze", str(p), "--json"]) == 0
+    assert "advice" not in json.loads(capsys.readouterr().out)
