@@ -103,7 +103,8 @@ def main(argv=None) -> int:
     tot = dict(p=0, f=0, loc=0, fr=0, i=0, l=0, a=0, fq=0)
     delays = []
     flags: dict[str, int] = {}
-    exe = os.path.join(os.path.dirname(sys.executable), "quarto-assist")
+    # the package this interpreter imports (so PYTHONPATH can point a run at another tree)
+    exe = [sys.executable, "-m", "quarto_assist"]
     for v in vids:
         truth = json.load(open(os.path.splitext(v)[0] + ".json"))
         with tempfile.TemporaryDirectory() as tmp:
@@ -112,7 +113,7 @@ def main(argv=None) -> int:
                 src = os.path.join(tmp, "scaled.mp4")
                 truth = rescaled(v, truth, args.size, src)
             ev = os.path.join(tmp, "events.jsonl")
-            cmd = [exe, "watch", src, "--no-window", "--no-speech", "--events", ev, "--grace", str(args.grace),
+            cmd = exe + ["watch", src, "--no-window", "--no-speech", "--events", ev, "--grace", str(args.grace),
                    "--record", os.path.join(tmp, "game.txt")]
             if args.profile:
                 cmd += ["--profile", args.profile]
