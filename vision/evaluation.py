@@ -55,6 +55,7 @@ COLUMNS = [
     "image", "board_expected", "board_found", "reason", "mean_err_px", "max_err_px",
     "cells_scored", "occupancy_right", "tall_right", "dark_right", "square_right", "hollow_right",
     "attrs_scored", "cells_right", "board_right", "seconds", "piece_set", "material", "board_style", "tilt_deg",
+    "view",
 ]
 
 
@@ -170,9 +171,11 @@ TILT_BANDS = ((0.0, 15.0), (15.0, 30.0), (30.0, 90.0))
 
 
 def breakdown(rows: list[dict]) -> dict[str, dict[str, dict]]:
-    """:func:`summarize` per piece material, piece set, board style and camera tilt band:
-    ``{"material": {"wood": summary, ...}, "piece_set": ..., "board_style": ..., "tilt": ...}``
-    (scenes whose truth does not say are left out of that grouping)."""
+    """:func:`summarize` per piece material, piece set, board style, camera tilt band and
+    the setup advice given on the found board (``view``: ``ok``, ``steep``, ``low``;
+    ``vision.view_check``): ``{"material": {"wood": summary, ...}, "piece_set": ...,
+    "board_style": ..., "tilt": ..., "view": ...}`` (scenes whose truth or row does not say
+    are left out of that grouping)."""
     def band(r):
         if r.get("tilt_deg") in ("", None):
             return ""
@@ -182,7 +185,8 @@ def breakdown(rows: list[dict]) -> dict[str, dict[str, dict]]:
 
     out = {}
     for key, of in (("material", lambda r: r.get("material", "")), ("piece_set", lambda r: r.get("piece_set", "")),
-                    ("board_style", lambda r: r.get("board_style", "")), ("tilt", band)):
+                    ("board_style", lambda r: r.get("board_style", "")), ("tilt", band),
+                    ("view", lambda r: r.get("view", ""))):
         groups: dict[str, list] = {}
         for r in rows:
             k = of(r)

@@ -29,6 +29,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from quarto_assist.commands.analyze import Analyzer
+    from vision.view_check import check_view
     from vision.evaluation import COLUMNS, TruthError, breakdown, load_truth, score_reading, summarize, truth_files_under
     from vision.image import load_image
 
@@ -58,6 +59,9 @@ def run(args) -> int:
             t0 = time.perf_counter()
             reading = analyzer.analyze(image)
             row = score_reading(reading, truth, time.perf_counter() - t0)
+            if reading.found:
+                advice = check_view(reading.homography, image.shape, analyzer.profile.vision.camera)
+                row["view"] = ",".join(a.code for a in advice) or "ok"
             # images of several folders: name each by its path below the folders' common root
             row["image"] = os.path.relpath(os.path.join(os.path.dirname(os.path.abspath(path)), truth["image"]), root)
             rows.append(row)
@@ -92,7 +96,7 @@ def breakdown_text(groups: dict[str, dict[str, dict]]) -> str:
 
     lines = [f"  {'by':12} {'group':22} {'images':>6} {'board found':>11} {'cells right':>11} {'boards right':>12}"]
     for key, title in (("material", "material"), ("piece_set", "piece set"), ("board_style", "board"),
-                       ("tilt", "camera tilt")):
+                       ("tilt", "camera tilt"), ("view", "setup advice")):
         for name, s in groups.get(key, {}).items():
             lines.append(f"  {title:12} {name:22} {s['images']:6d} {f(s['board_found_pct']):>11} "
                          f"{f(s['cells_right_pct']):>11} {f(s['boards_right_pct']):>12}")
