@@ -121,6 +121,7 @@ def draw(image: np.ndarray, view) -> np.ndarray:
              + ("   GAME OVER" if view.over else "")]
     if view.status:
         lines.append(view.status)
+    lines += [f"setup: {a}" for a in view.setup]
     if view.coach:
         if view.coach_give is not None:
             lines.append(f"coach: hand over {piece_symbol(view.coach_give)}")
@@ -131,7 +132,8 @@ def draw(image: np.ndarray, view) -> np.ndarray:
     size = int(22 * s)
     _panel(img, 0, 0, w, int((len(lines) + 0.6) * size * 1.3))
     for i, ln in enumerate(lines):
-        text(img, ln, (int(10 * s), int((i + 1) * size * 1.3)), size, ORANGE if i == 1 and view.status else WHITE)
+        orange = (i == 1 and view.status) or ln.startswith("setup: ")
+        text(img, ln, (int(10 * s), int((i + 1) * size * 1.3)), size, ORANGE if orange else WHITE)
 
     msgs = []
     for m in view.messages[-3:]:

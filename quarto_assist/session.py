@@ -91,6 +91,7 @@ class ViewState:
     coach_poison: list[int] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)
     status: str = ""
+    setup: list[str] = field(default_factory=list)  # short setup advice, shown all game
     edit: str | None = None  # keys typed so far in correct mode, e.g. "b"
     variant: str = "classic"
     grace: float = 3.0
@@ -253,6 +254,7 @@ class Watcher:
         for a in check_view(H, shape, camera):
             self.log.emit(t, "view_advice", **a.to_json())
             self._note(t, f"camera: {a.message}")
+            self.view.setup.append(a.short)
 
     def finish(self, reason: str) -> None:
         for ev in self.tracker.finish(self.t):

@@ -30,6 +30,11 @@ class ViewAdvice:
     message: str
     value: float
 
+    @property
+    def short(self) -> str:
+        """A few words for a status line."""
+        return SHORT[self.code]
+
     def to_json(self) -> dict:
         return {"code": self.code, "message": self.message, "value": round(self.value, 3)}
 
@@ -38,6 +43,10 @@ STEEP_MESSAGE = ("the camera looks nearly straight down, where tall and short pi
                  "tilt it to see the board from the side, about 25 to 50 degrees from straight down")
 LOW_MESSAGE = ("the camera is low ({angle:.0f} degrees from straight down): pieces hide the cells behind them; "
                "raise it to look down on the board from 50 degrees or less")
+
+
+SHORT = {"steep": "camera straight above: tall/short unsure - tilt it",
+         "low": "camera low: pieces hide cells - raise it"}
 
 
 def view_measures(H: np.ndarray, image_shape) -> tuple[float, float]:

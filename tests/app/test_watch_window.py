@@ -54,3 +54,13 @@ def test_overlay_marks_a_line_to_check_thin_and_orange():
     mid = ((GRID[12] + GRID[13]) / 2).astype(int)
     assert tuple(out[mid[1], mid[0]]) == (0, 160, 255)  # orange between two cells of the line
     assert tuple(out[mid[1] + 12, mid[0]]) == (90, 90, 90)  # thin: not the gold line's width
+
+
+def test_setup_advice_stays_in_the_top_panel_in_orange():
+    img = np.full((600, 1000, 3), 90, np.uint8)
+    plain = draw(img, ViewState(t=30.0, reading=reading([None] * 16), centers=GRID))
+    told = draw(img, ViewState(t=30.0, reading=reading([None] * 16), centers=GRID,
+                               setup=["camera straight above: tall/short unsure - tilt it"]))
+    band = told[40:70, :600]  # the panel's second line, long after any message has gone
+    assert (band != plain[40:70, :600]).any()
+    assert ((band[..., 2] > 200) & (band[..., 1] > 120) & (band[..., 0] < 60)).any()  # orange text
