@@ -165,6 +165,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     from vision.attributes import models_from_dict
     from vision.assign import assign_pieces
     from vision.features import FEATURE_NAMES
+    from vision.view_check import check_view
 
     from .adapt import adapt_models
 
@@ -204,6 +205,12 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
                                                 f"{'s' if len(problems) > 2 else ''})" if len(problems) > 1 else ""))
 
     warnings = list(left_out)
+    low = [(p.path, a) for p in photos
+           for a in check_view(getattr(p.reading, "homography", None), p.frame.shape, base.vision.camera)
+           if a.code == "low"]
+    if low:
+        warnings.append(f"photo{'s' if len(low) > 1 else ''} {', '.join(repr(q) for q, _ in low)}: "
+                        f"{low[0][1].message}, and calibrate again")
     weak = []
     for j, attr in enumerate(ATTRIBUTES):
         r = report.get(attr, {})

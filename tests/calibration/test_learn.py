@@ -224,3 +224,20 @@ def test_calibrating_again_and_again_from_the_last_profile_keeps_profiles_readab
         save_profile(profile, tmp_path / "p.json")
         profile = load_profile(tmp_path / "p.json")
     assert set(profile.vision.attributes) >= set(PIECE_ATTRIBUTES)
+
+
+def test_photos_from_a_low_camera_are_named_with_what_to_do():
+    from tests.vision.synthetic import board_homography
+    from vision.reading import BoardReading
+
+    rng = np.random.default_rng(0)
+    photos = []
+    for k, tilt in enumerate((62.0, 35.0)):
+        p = _photo(f"p{k}.jpg", _features(rng, rng.permutation(16)))
+        p.frame = np.zeros((720, 1280, 3), np.uint8)
+        p.reading = BoardReading(found=True, homography=board_homography(tilt))
+        photos.append(p)
+    cal = learn_profile(photos, _base())
+    low = [w for w in cal.warnings if "camera is low" in w]
+    assert len(low) == 1 and low[0].startswith("photo 'p0.jpg': the camera is low (")
+    assert "raise it" in low[0] and "p1.jpg" not in low[0]
