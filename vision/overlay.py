@@ -15,10 +15,11 @@ def piece_label(p: int) -> str:
     return f"{piece_symbol(p)} {letters}"
 
 
-def draw_reading(image: np.ndarray, reading) -> np.ndarray:
+def draw_reading(image: np.ndarray, reading, notes=()) -> np.ndarray:
     """A copy of ``image`` (``(H, W, 3)`` uint8 BGR) with the board outline, cell
     centres and numbers, and each recognised piece's label; a banner says the reason
-    when the board was not found or something is in the way."""
+    when the board was not found or something is in the way; ``notes`` (short texts, e.g.
+    ``vision.view_check.ViewAdvice.short``) go in an orange banner at the bottom."""
     out = image.copy()
     h, w = out.shape[:2]
     scale = max(h, w) / 1000.0
@@ -41,4 +42,9 @@ def draw_reading(image: np.ndarray, reading) -> np.ndarray:
         text = reading.reason or "no board"
         cv2.rectangle(out, (0, 0), (w, int(40 * scale)), (0, 0, 0), -1)
         cv2.putText(out, text, (10, int(28 * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.8 * scale, (0, 0, 255), thick, cv2.LINE_AA)
+    for k, note in enumerate(reversed(list(notes))):
+        y1 = h - int(40 * scale) * k
+        cv2.rectangle(out, (0, y1 - int(40 * scale)), (w, y1), (0, 0, 0), -1)
+        cv2.putText(out, note, (10, y1 - int(12 * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.8 * scale, (0, 160, 255), thick,
+                    cv2.LINE_AA)
     return out

@@ -118,7 +118,7 @@ def run(args) -> int:
     seconds = time.perf_counter() - t0
     advice = check_view(reading.homography, image.shape, analyzer.profile.vision.camera) if reading.found else []
     if args.overlay:
-        if not cv2.imwrite(args.overlay, draw_reading(image, reading)):
+        if not cv2.imwrite(args.overlay, draw_reading(image, reading, [a.short for a in advice])):
             raise OSError(f"cannot write overlay {args.overlay!r}")
     if args.json:
         print(json.dumps(reading_json(reading, seconds, advice)))
