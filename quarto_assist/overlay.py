@@ -117,23 +117,23 @@ def draw(image: np.ndarray, view) -> np.ndarray:
             text(img, "here", (x + r, y - r), int(18 * s), GREEN)
 
     # top panel: state; bottom: messages and keys
-    lines = [f"t {view.t:6.1f}s   {view.variant}   grace {view.grace:g}s" + ("   coach" if view.coach else "")
-             + ("   GAME OVER" if view.over else "")]
+    # (text, colour): the state's status and the setup advice in orange
+    lines = [(f"t {view.t:6.1f}s   {view.variant}   grace {view.grace:g}s" + ("   coach" if view.coach else "")
+              + ("   GAME OVER" if view.over else ""), WHITE)]
     if view.status:
-        lines.append(view.status)
-    lines += [f"setup: {a}" for a in view.setup]
+        lines.append((view.status, ORANGE))
+    lines += [(f"setup: {a}", ORANGE) for a in view.setup]
     if view.coach:
         if view.coach_give is not None:
-            lines.append(f"coach: hand over {piece_symbol(view.coach_give)}")
+            lines.append((f"coach: hand over {piece_symbol(view.coach_give)}", WHITE))
         if view.coach_poison:
-            lines.append("poison: " + " ".join(piece_symbol(q) for q in view.coach_poison))
+            lines.append(("poison: " + " ".join(piece_symbol(q) for q in view.coach_poison), WHITE))
     if view.edit is not None:
-        lines.append(f"correct: {view.edit or ''}_   (cell a1-d4, then piece 0-F or . for empty; Esc cancels)")
+        lines.append((f"correct: {view.edit or ''}_   (cell a1-d4, then piece 0-F or . for empty; Esc cancels)", WHITE))
     size = int(22 * s)
     _panel(img, 0, 0, w, int((len(lines) + 0.6) * size * 1.3))
-    for i, ln in enumerate(lines):
-        orange = (i == 1 and view.status) or ln.startswith("setup: ")
-        text(img, ln, (int(10 * s), int((i + 1) * size * 1.3)), size, ORANGE if orange else WHITE)
+    for i, (ln, colour) in enumerate(lines):
+        text(img, ln, (int(10 * s), int((i + 1) * size * 1.3)), size, colour)
 
     msgs = []
     for m in view.messages[-3:]:

@@ -432,8 +432,8 @@ def main(argv=None) -> int:
     ap.add_argument("--val", type=int, default=30, help="keep this many images aside (seeded) to report on")
     ap.add_argument("--init", metavar="ONNX",
                     help="go on training this exported network (e.g. vision/board_net.onnx) instead of starting from "
-                         "random weights (use a lower --lr and fewer --epochs); what it started from is written to "
-                         "the new network's .json, its training images to its _files.txt")
+                         "random weights (use a lower --lr and fewer --epochs); what it started from is recorded in "
+                         "the new network's .json")
     args = ap.parse_args(argv)
     try:
         import torch
@@ -508,13 +508,13 @@ def main(argv=None) -> int:
             msg += f" val {float(vl):.3f}"
         print(msg, flush=True)
         export(model, args.out)
-    if started_from:
-        base = os.path.splitext(args.out)[0]
-        with open(base + "_files.txt", "w", encoding="utf-8") as f:
-            f.write("".join(os.path.relpath(p) + "\n" for p in files))
-        with open(base + ".json", "w", encoding="utf-8") as f:
-            json.dump({"images": len(files), "epochs": args.epochs, "lr": args.lr, "seed": args.seed,
-                       "turned": args.turned, "low": args.low, "init": started_from}, f, indent=1)
+    # what was trained on and how, beside the network (``--files`` repeats the training)
+    base = os.path.splitext(args.out)[0]
+    with open(base + "_files.txt", "w", encoding="utf-8") as f:
+        f.write("".join(os.path.relpath(p) + "\n" for p in files))
+    with open(base + ".json", "w", encoding="utf-8") as f:
+        json.dump({"images": len(files), "epochs": args.epochs, "lr": args.lr, "seed": args.seed,
+                   "turned": args.turned, "low": args.low, "init": started_from}, f, indent=1)
     print(f"wrote {args.out} ({os.path.getsize(args.out) / 1e6:.2f} MB) in {(time.time() - t0) / 60:.1f} min")
     return 0
 

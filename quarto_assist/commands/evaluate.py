@@ -29,9 +29,9 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from quarto_assist.commands.analyze import Analyzer
-    from vision.view_check import check_view
     from vision.evaluation import COLUMNS, TruthError, breakdown, load_truth, score_reading, summarize, truth_files_under
     from vision.image import load_image
+    from vision.view_check import check_view
 
     files = []
     for folder in args.folders:
