@@ -35,8 +35,6 @@ ADVICE = {
     "square": "take a photo from higher up, with the square pieces turned at different angles",
     "hollow": "take a photo from higher up, with light from above so the cups on top show",
 }
-#: below this camera tilt (degrees from straight down) heights hardly show in the picture
-STEEP_TILT = 15.0
 #: a full board may show a few pieces the base profile does not see (a green piece on green
 #: felt: the set is new to it, which is why the user calibrates). Up to this many cells read
 #: as empty are taken as pieces, trusting the user; the 8/8 and all-different checks after
@@ -181,10 +179,14 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     adaptation = adapt_models([p.features for p in photos], base.vision.attributes, FEATURE_NAMES)
     models, report = adaptation.models, adaptation.report
     advice = dict(ADVICE)
-    tilt = _median_tilt(photos, FEATURE_NAMES)
-    if tilt is not None and tilt < STEEP_TILT:
-        advice["tall"] = (f"the camera looks almost straight down (tilt {tilt:.0f} degrees), where tall and short "
-                          "pieces look alike: place it lower, 30-50 degrees from vertical, and calibrate again")
+    # where the camera stands, from each photo's board alone (vision.view_check, as analyze
+    # and watch tell it): "steep" when most photos look nearly straight down
+    views = [{a.code: a for a in check_view(getattr(p.reading, "homography", None), p.frame.shape, base.vision.camera)}
+             for p in photos]
+    steep = _steep_angle(photos, views)
+    if steep is not None:
+        advice["tall"] = (f"the camera looks almost straight down ({steep:.0f} degrees from vertical), where tall and "
+                          "short pieces look alike: place it lower, 30-50 degrees from vertical, and calibrate again")
     learned = models_from_dict(models)
     started = models_from_dict({a: base.vision.attributes[a] for a in ATTRIBUTES})
     # the starting models speak in the checks only for classes whose scores fall in two
@@ -205,9 +207,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
                                                 f"{'s' if len(problems) > 2 else ''})" if len(problems) > 1 else ""))
 
     warnings = list(left_out)
-    low = [(p.path, a) for p in photos
-           for a in check_view(getattr(p.reading, "homography", None), p.frame.shape, base.vision.camera)
-           if a.code == "low"]
+    low = [(p.path, v["low"]) for p, v in zip(photos, views) if "low" in v]
     if low:
         warnings.append(f"photo{'s' if len(low) > 1 else ''} {', '.join(repr(q) for q, _ in low)}: "
                         f"{low[0][1].message}, and calibrate again")
@@ -226,7 +226,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
             warnings.append(f"{attr} vs {OPPOSITE[attr]} barely separate (separation {sep:.1f}, "
                             f"margin {gap:.2f}){said}{kept}")
     if weak:
-        warnings.append(what_would_help(weak, tilt))
+        warnings.append(what_would_help(weak, steep))
 
     vision = copy.deepcopy(base.vision)
     merged = dict(vision.attributes)
@@ -300,13 +300,21 @@ def _split_separation(score: np.ndarray) -> float:
     return float((a.mean() - b.mean()) / (np.sqrt(0.5 * (a.var() + b.var())) + 1e-9))
 
 
-def _median_tilt(photos: list[PhotoCheck], feature_names: list[str]) -> float | None:
-    """Median camera tilt (degrees from straight down) over the photos, when vision
-    measures it (feature ``"tilt"``)."""
-    if "tilt" not in feature_names:
+def _steep_angle(photos: list[PhotoCheck], views: list[dict]) -> float | None:
+    """When most photos look nearly straight down (``vision.view_check``'s "steep"), the
+    median camera angle from vertical over them (degrees), else ``None``."""
+    if 2 * sum("steep" in v for v in views) <= len(views):
         return None
-    j = list(feature_names).index("tilt")
-    return float(np.median([np.median(p.features[:, j]) for p in photos]))
+    from vision.view_check import view_measures
+
+    angles = []
+    for p, v in zip(photos, views):
+        if "steep" in v:
+            try:
+                angles.append(view_measures(p.reading.homography, p.frame.shape)[1])
+            except (np.linalg.LinAlgError, ValueError):
+                pass
+    return float(np.median(angles)) if angles else None
 
 
 #: below this probability of either value, an attribute of a piece counts as unsure (the
@@ -324,15 +332,17 @@ def _unsure_pieces(pieces: list[list[int]], probs: list[np.ndarray], j: int) -> 
     return [format(q, "X") for q in sorted(out)]
 
 
-def what_would_help(weak: list[str], tilt: float | None) -> str:
+def what_would_help(weak: list[str], steep: float | None) -> str:
     """One piece of advice for all the classes in ``weak`` that separated poorly, so the
     user is not told "from lower down" for one class and "from higher up" for another:
-    heights show from low down, tops from high up, and 30-40 degrees shows both."""
+    heights show from low down, tops from high up, and 30-40 degrees shows both.
+    ``steep``: the camera's angle from vertical when it looks nearly straight down
+    (:func:`_steep_angle`), else ``None``."""
     parts = []
     tops = [a for a in ("square", "hollow") if a in weak]
-    if "tall" in weak and tilt is not None and tilt < STEEP_TILT:
-        parts.append(f"the camera lower: it looks almost straight down (tilt {tilt:.0f} degrees), where tall and "
-                     "short pieces look alike; 30-40 degrees from vertical shows heights and tops")
+    if "tall" in weak and steep is not None:
+        parts.append(f"the camera lower: it looks almost straight down ({steep:.0f} degrees from vertical), where "
+                     "tall and short pieces look alike; 30-40 degrees from vertical shows heights and tops")
     elif "tall" in weak and tops:
         parts.append("the camera 30-40 degrees from straight above, so both the heights and the tops of the pieces show")
     elif "tall" in weak:

@@ -6,6 +6,8 @@ exactly what the measurements were; tests on rendered photos are in test_calibra
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -142,13 +144,13 @@ def test_advice_for_several_weak_classes_is_one_and_does_not_contradict_itself()
     camera position that shows both, not "lower" and "higher" at once."""
     from calibration.learn import what_would_help
 
-    both = what_would_help(["tall", "square", "hollow"], tilt=35.0)
+    both = what_would_help(["tall", "square", "hollow"], steep=None)
     assert "30-40 degrees" in both and "higher" not in both and "lower" not in both
     assert "cups" in both and "turned at different angles" in both
-    assert "lower" in what_would_help(["tall"], tilt=35.0)
-    assert "higher" in what_would_help(["hollow"], tilt=35.0)
-    steep = what_would_help(["tall", "square"], tilt=5.0)
-    assert "almost straight down (tilt 5 degrees)" in steep and "higher" not in steep
+    assert "lower" in what_would_help(["tall"], steep=None)
+    assert "higher" in what_would_help(["hollow"], steep=None)
+    steep = what_would_help(["tall", "square"], steep=5.0)
+    assert "almost straight down (5 degrees from vertical)" in steep and "higher" not in steep
 
 
 class _FixedRecognizer:
@@ -200,17 +202,32 @@ def test_examine_photo_passes_on_vision_reason():
     assert not check.usable and check.problem == "too dark"
 
 
+def _seen_from(photo, tilt_deg):
+    """``photo`` with a board seen by a camera ``tilt_deg`` from straight down (1280x720)."""
+    from tests.vision.synthetic import board_homography
+    from vision.reading import BoardReading
+
+    photo.frame = np.zeros((720, 1280, 3), np.uint8)
+    photo.reading = BoardReading(found=True, homography=board_homography(tilt_deg))
+    return photo
+
+
 def test_a_camera_looking_straight_down_is_named_when_heights_do_not_separate():
+    """The same rule as analyze's and watch's setup advice (vision.view_check "steep"),
+    told from each photo's board."""
     rng = np.random.default_rng(0)
-    j = FEATURE_NAMES.index("tilt")
-    photos = []
-    for k in range(2):
-        X = _features(rng, rng.permutation(16), spread={"tall": 0.5})
-        X[:, j] = 3.0  # degrees from vertical
-        photos.append(_photo(f"p{k}.jpg", X))
+    photos = [_seen_from(_photo(f"p{k}.jpg", _features(rng, rng.permutation(16), spread={"tall": 0.5})), 3.0)
+              for k in range(2)]
     cal = learn_profile(photos, _base())
     assert any(w.startswith("tall vs short") for w in cal.warnings)
-    assert "straight down (tilt 3 degrees)" in cal.warnings[-1]
+    said = re.search(r"almost straight down \((\d+) degrees from vertical\)", cal.warnings[-1])
+    assert said and int(said.group(1)) < 15  # the median cell's view: a few degrees more than the camera's tilt
+    # from 35 degrees the same weak heights get "lower", not "straight down"
+    photos = [_seen_from(_photo(f"p{k}.jpg", _features(rng, rng.permutation(16), spread={"tall": 0.5})), 35.0)
+              for k in range(2)]
+    cal = learn_profile(photos, _base())
+    assert any(w.startswith("tall vs short") for w in cal.warnings)
+    assert "straight down" not in cal.warnings[-1] and "lower" in cal.warnings[-1]
 
 
 def test_calibrating_again_and_again_from_the_last_profile_keeps_profiles_readable(tmp_path):
@@ -227,16 +244,9 @@ def test_calibrating_again_and_again_from_the_last_profile_keeps_profiles_readab
 
 
 def test_photos_from_a_low_camera_are_named_with_what_to_do():
-    from tests.vision.synthetic import board_homography
-    from vision.reading import BoardReading
-
     rng = np.random.default_rng(0)
-    photos = []
-    for k, tilt in enumerate((62.0, 35.0)):
-        p = _photo(f"p{k}.jpg", _features(rng, rng.permutation(16)))
-        p.frame = np.zeros((720, 1280, 3), np.uint8)
-        p.reading = BoardReading(found=True, homography=board_homography(tilt))
-        photos.append(p)
+    photos = [_seen_from(_photo(f"p{k}.jpg", _features(rng, rng.permutation(16))), tilt)
+              for k, tilt in enumerate((62.0, 35.0))]
     cal = learn_profile(photos, _base())
     low = [w for w in cal.warnings if "camera is low" in w]
     assert len(low) == 1 and low[0].startswith("photo 'p0.jpg': the camera is low (")
