@@ -61,11 +61,14 @@ def truth_jsons(folder: str) -> list[str]:
 
 def _net_digest() -> str:
     """The piece network's file digest (its logits are features, so the cache depends on it)."""
-    from vision.net import NET_FILE
+    from vision.net import NET_FILES
 
     if not hasattr(_net_digest, "value"):
-        with open(NET_FILE, "rb") as f:
-            _net_digest.value = hashlib.sha1(f.read()).hexdigest()
+        digest = hashlib.sha1()
+        for p in NET_FILES:
+            with open(p, "rb") as f:
+                digest.update(f.read())
+        _net_digest.value = digest.hexdigest()
     return _net_digest.value
 
 
@@ -472,7 +475,8 @@ def main() -> int:
                     help="board from truth (default) or as the pipeline finds it (--test folders only)")
     ap.add_argument("--net", metavar="ONNX", nargs="+",
                     help="piece network file(s) (default: the shipped vision/piece_net.onnx); with several, the "
-                         "--test folders are read with each in turn, on the same found boards")
+                         "--test folders are read with each in turn, on the same found boards; A.onnx+B.onnx: "
+                         "the two networks' logits averaged (vision.net.PieceNets)")
     ap.add_argument("--by-tilt", action="store_true", help="also occupancy and cells per camera-tilt band")
     ap.add_argument("--by-lean", action="store_true",
                     help="also the attributes of the pieces read, per band of their cell's true lean")
@@ -530,9 +534,12 @@ def use_net(path: str | None) -> None:
 
     if path is None:
         return
-    vision.net._default = vision.net.PieceNet(path)
-    with open(path, "rb") as fh:
-        _net_digest.value = hashlib.sha1(fh.read()).hexdigest()
+    vision.net._default = vision.net.read_nets(path)
+    digest = hashlib.sha1()
+    for p in path.split("+"):
+        with open(p, "rb") as fh:
+            digest.update(fh.read())
+    _net_digest.value = digest.hexdigest()
 
 
 def test(args, settings, models, thr) -> None:

@@ -32,6 +32,8 @@ from vision.dnn import read_onnx
 
 #: the shipped network
 NET_FILE = os.path.join(os.path.dirname(__file__), "piece_net.onnx")
+#: the networks read at run time, their logits averaged (:class:`PieceNets`)
+NET_FILES = (NET_FILE,)
 #: output columns, in order
 NET_OUTPUTS = ("occupied", "tall", "dark", "square", "hollow")
 NET_FEATURE_NAMES = [f"net_{n}" for n in NET_OUTPUTS]
@@ -115,14 +117,43 @@ def _graph_inputs(net) -> list[str]:
     return re.findall(r'"([^"]+)"\s*,?\s*//\s*<Input>', text[start:text.find("outputs:", start)])
 
 
-_default: PieceNet | None = None
+class PieceNets:
+    """Several piece networks read as one: their logits averaged (an ensemble of networks
+    trained on different renders reads better than either). Same interface as
+    :class:`PieceNet`. All must agree on whether they take the cells' geometry, since
+    that changes the crops they are given."""
+
+    def __init__(self, paths):
+        self.nets = [PieceNet(p) for p in paths]
+        if not self.nets:
+            raise PieceNetError("no piece network files given")
+        if len({n.has_geometry for n in self.nets}) > 1:
+            raise PieceNetError("piece networks " + ", ".join(repr(n.path) for n in self.nets)
+                                + " differ in whether they take the cells' geometry: they cannot be averaged")
+        self.path = "+".join(n.path for n in self.nets)
+        self.has_front = any(n.has_front for n in self.nets)
+        self.has_geometry = self.nets[0].has_geometry
+
+    def logits(self, crops: np.ndarray, front: np.ndarray | None = None,
+               geometry: np.ndarray | None = None) -> np.ndarray:
+        """The mean of the networks' :meth:`PieceNet.logits`."""
+        return np.mean([n.logits(crops, front, geometry) for n in self.nets], axis=0)
+
+
+def read_nets(spec: str) -> PieceNet | PieceNets:
+    """The network file ``spec``, or the networks of ``"a.onnx+b.onnx"`` averaged."""
+    paths = [p for p in spec.split("+") if p]
+    return PieceNet(paths[0]) if len(paths) == 1 else PieceNets(paths)
+
+
+_default: PieceNet | PieceNets | None = None
 _default_lock = threading.Lock()
 
 
-def default_net() -> PieceNet:
-    """The shipped network, read once."""
+def default_net() -> PieceNet | PieceNets:
+    """The shipped network(s) (:data:`NET_FILES`), read once."""
     global _default
     with _default_lock:
         if _default is None:
-            _default = PieceNet(NET_FILE)
+            _default = PieceNet(NET_FILES[0]) if len(NET_FILES) == 1 else PieceNets(NET_FILES)
         return _default

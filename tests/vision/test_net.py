@@ -150,3 +150,22 @@ def test_a_network_told_the_cells_geometry_needs_it_and_reads_with_it(monkeypatc
     f = features_from_work(img, H, VisionSettings())
     logits = f[:, FEATURE_INDEX["net_occupied"]:FEATURE_INDEX["net_hollow"] + 1]
     assert logits.shape == (16, 5) and np.isfinite(logits).all()
+
+
+def test_several_networks_read_as_one_average_their_logits():
+    # vision.net.PieceNets: networks trained on different renders, their logits averaged
+    from vision.net import NET_FILE, PieceNets, read_nets
+
+    old = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "piece_net_without_front.onnx")
+    crops = np.random.default_rng(1).integers(0, 256, (16, 64, 32, 3), dtype=np.uint8)
+    front = np.eye(16)[::-1]
+    both = read_nets(f"{NET_FILE}+{old}")
+    assert isinstance(both, PieceNets) and both.has_front and not both.has_geometry
+    np.testing.assert_allclose(both.logits(crops, front),
+                               0.5 * (PieceNet().logits(crops, front) + PieceNet(old).logits(crops, front)), atol=1e-9)
+    assert isinstance(read_nets(NET_FILE), PieceNet)
+    # a network that reads stretched crops cannot be averaged with one that does not
+    with pytest.raises(PieceNetError, match="cannot be averaged"):
+        PieceNets([NET_FILE, os.path.join(TEST_DATA, "piece_net_with_geometry.onnx")])
+    with pytest.raises(PieceNetError, match="not found"):
+        read_nets(f"{NET_FILE}+missing.onnx")
