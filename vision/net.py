@@ -118,8 +118,9 @@ def _graph_inputs(net) -> list[str]:
 
 
 class PieceNets:
-    """Several piece networks read as one: their logits averaged (an ensemble of networks
-    trained on different renders reads better than either). Same interface as
+    """Several piece networks read as one: their logits averaged. Meant for networks
+    trained on different renders (the shipped network's renders are gone; a new one
+    trained from scratch can join it this way; docs/vision.md "Session 11"). Same interface as
     :class:`PieceNet`. All must agree on whether they take the cells' geometry, since
     that changes the crops they are given."""
 
