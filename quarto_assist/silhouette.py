@@ -46,12 +46,6 @@ LIT_SHARE = 50
 #: least spread (Lab units, per channel) of one kind's colour in a game, and the most a
 #: colour may say (log odds): lighting differs across the board
 COLOUR_SD, COLOUR_CAP = 6.0, 4.0
-#: the most a colour may say while the game's two colours are known only from vision's
-#: readings of the pieces so far (one or two pieces of a kind, maybe misread): on the twelve
-#: game videos the silhouette's colour then sided with the wrong kind for 6 of 53 placements
-#: (a light piece's shadowed foot taken for its body, a brown set under a warm lamp), some
-#: by 5-11 in log odds, while vision was wrong on 8 of 144; log loss is least at 1 (session 11)
-COLOUR_CAP_UNSURE = 1.0
 #: two groups of the game's piece colours are the set's two when their means are this far
 #: apart (Lab units), the darker this much darker (L*), and every piece lies within this
 #: share of its distance to the other group's mean from its own group's mean
@@ -260,8 +254,8 @@ def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
     against the mean colour of each kind so far, with the spread seen within the kinds (at
     least ``COLOUR_SD``). Which kind each other piece is: from the colours alone when they
     fall clearly into two (:func:`two_colours`: vision may take the set's darker colour for
-    light, a human would not), else from vision's readings, and then the colour says at most
-    ``COLOUR_CAP_UNSURE``. Nothing is said until both kinds have been seen."""
+    light, a human would not), else from vision's readings. Nothing is said until both
+    kinds have been seen."""
     cells = [c for c, v in colours.items() if v is not None]
     out = {}
     for c in cells:
@@ -270,10 +264,8 @@ def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
             continue
         x = np.array([colours[o] for o in others], float)
         q = two_colours(x)
-        cap = COLOUR_CAP
         if q is None:
             q = np.array([dark_prob.get(o, 0.5) for o in others], float)
-            cap = COLOUR_CAP_UNSURE
         q = np.clip(q, 0.02, 0.98)
         wd, wl = q.sum(), (1 - q).sum()
         if wd < 0.8 or wl < 0.8:
@@ -284,5 +276,5 @@ def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
         var = max(float(spread), COLOUR_SD ** 2)
         v = np.asarray(colours[c], float)
         llr = (((v - ml) ** 2).sum() - ((v - md) ** 2).sum()) / (2 * var)
-        out[c] = float(np.clip(llr, -cap, cap))
+        out[c] = float(np.clip(llr, -COLOUR_CAP, COLOUR_CAP))
     return out

@@ -106,24 +106,6 @@ def test_the_sets_two_colours_are_told_apart_even_where_vision_takes_the_darker_
     assert two_colours(np.array([[50.0, 40.0, 30.0], [51.0, 41.0, 29.0], [52.0, -30.0, 20.0]])) is None
 
 
-def test_a_colour_weighed_against_kinds_known_only_from_vision_says_little():
-    """Early in a game the set's two colours are known only from vision's readings of a
-    piece or two, and the silhouette's colour is sometimes a shadow's: it may then tip an
-    unsure reading, not overrule a sure one (session 11: sure colours were wrong on 6 of
-    53 placements of the twelve game videos)."""
-    from quarto_assist.silhouette import COLOUR_CAP, COLOUR_CAP_UNSURE, dark_log_odds
-
-    brown, cream = (40.0, 18.0, 25.0), (80.0, 5.0, 20.0)
-    colours = {0: cream, 1: brown, 2: brown}  # the new piece (2) looks just like the dark one
-    odds = dark_log_odds(colours, {0: 0.1, 1: 0.9, 2: 0.2})
-    assert odds[2] == pytest.approx(COLOUR_CAP_UNSURE)
-    assert COLOUR_CAP_UNSURE < 2.0 < COLOUR_CAP
-    # vision reads the new piece light at 0.2 (log odds -1.4): the colour alone does not turn it
-    assert np.log(0.2 / 0.8) + odds[2] < 0
-    # unsure at 0.4, the colour decides
-    assert np.log(0.4 / 0.6) + odds[2] > 0
-
-
 def test_a_game_is_measured_with_the_board_as_first_seen_not_as_vision_follows_it_later(game):
     """The pixel tracker over the sample game, vision unsure of every piece's height
     (0.5) and reading the rest right, its cell centres right while the board is empty and
