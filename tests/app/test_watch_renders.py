@@ -121,3 +121,23 @@ def test_rendered_game_with_vision_naming_the_pieces(video, tmp_path):
 
 #: pieces named right when placed, at least (see test_rendered_game_with_vision_naming_the_pieces)
 NAMED_MIN = {"game01.mp4": 11, "game04.mp4": 11}
+
+
+def test_the_placement_log_follows_what_the_tracker_weighed():
+    """bench/placement_log.py wraps the pixel tracker's naming of each new piece (a private
+    method: a rename must fail here, not leave the tool logging nothing): on the sample game
+    every placement is logged once, matched to its own true piece, with vision's four
+    probabilities and the combined log odds."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("placement_log", os.path.join(ROOT, "bench", "placement_log.py"))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    log_video, summary = tool.log_video, tool.summary
+
+    video = os.path.join(ROOT, "samples", "game01.mp4")
+    records = log_video(video)
+    truth = json.load(open(os.path.splitext(video)[0] + ".json"))
+    assert sorted(r["truth"] for r in records) == sorted(int(p["piece"], 16) for p in truth["placements"])
+    assert all(len(r["vision"]) == 4 and len(r["combined"]) == 4 for r in records)
+    assert summary(records)[0].startswith("12 placements")
