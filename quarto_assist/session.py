@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.pieces import describe_values, piece_symbol
+from engine.pieces import describe_values, piece_symbol, piece_words
 from engine.position import Position, PositionError
 from engine.rules import CLASSIC, Variant, cell_name, mask_cells
 
@@ -38,6 +38,13 @@ SPOKEN_FLAGS = ("moved", "disappeared", "two_new", "duplicate")
 FLAG_EVERY = 5.0  # seconds of source time between spoken flags
 #: seconds of source time without a board, from the first frame, before the user is told
 #: (once) what the camera should show
+#: a piece is marked for checking ("?" on the board, the placed event's "unsure") while the
+#: camera gives any of its attributes, as the game has it, less than this probability. Chosen
+#: as the largest of 0.5-0.9 that marks at most one in ten pieces named right: on the fourteen
+#: game videos (session 11) 0.6 marks, when placed, 5 of the 22 pieces named wrongly and 13 of
+#: the 146 named right (0.8: 11 and 27); vision is often wrong and sure, so most wrong names
+#: go unmarked
+DOUBT = 0.6
 NO_BOARD_NOTE = 5.0
 NO_BOARD_ADVICE = "show the whole board, from 30-50 degrees above the table, in even light"
 
@@ -92,6 +99,8 @@ class ViewState:
     messages: list[Message] = field(default_factory=list)
     status: str = ""
     setup: list[str] = field(default_factory=list)  # short setup advice, shown all game
+    #: cell -> the attributes (as the game has them, e.g. ["dark"]) the camera is unsure of
+    doubtful: dict[int, list[str]] = field(default_factory=dict)
     edit: str | None = None  # keys typed so far in correct mode, e.g. "b"
     variant: str = "classic"
     grace: float = 3.0
@@ -137,6 +146,7 @@ class Watcher:
         self._first_t: float | None = None
         self._noboard_noted = False
         self._view_checked = False
+        self._doubt_key = None  # what view.doubtful was computed for (see _update_doubt)
         self._coach_turn = None
         self._flag_said: float | None = None
 
@@ -221,6 +231,7 @@ class Watcher:
         self.view.reading = reading
         self.view.centers = self.tracker.centers
         self.view.board = self.game.board()
+        self._update_doubt()
         self.view.flagged_cells = sorted({c for i in self.tracker.issues for c in i.cells})
         self.view.over = self.referee.over
         if self._first_t is None:
@@ -239,6 +250,31 @@ class Watcher:
         if self.window is not None and image is not None:
             for action in self.window.show(image, self.view):
                 self.act(action)
+
+    def doubts(self) -> dict[int, list[str]]:
+        """Cells whose piece the camera is unsure of (any attribute, as the game has it,
+        below ``DOUBT``), with the words of those attributes: what the player should check
+        and correct (key ``e``) if wrong. Cells the user set are sure."""
+        board = self.game.board()
+        belief = getattr(self.tracker, "belief", None)  # trackers that keep no evidence may have none
+        out = {}
+        for cell, b in (belief() if belief else {}).items():
+            piece = board[cell]
+            if piece is None:
+                continue
+            words = piece_words(piece).split()  # tall/short, dark/light, ...: the belief's order
+            unsure = [w for k, w in enumerate(words) if b[k] < DOUBT]
+            if unsure:
+                out[cell] = unsure
+        return out
+
+    def _update_doubt(self) -> None:
+        """``view.doubtful``, recomputed only when the game's board or its placements
+        changed (the tracker's evidence changes with them)."""
+        key = (tuple(self.view.board), len(self.game.placements))
+        if key != self._doubt_key:
+            self._doubt_key = key
+            self.view.doubtful = self.doubts()
 
     def _check_view(self, t: float, reading, shape) -> None:
         """Once, at the first board in view: is the camera where pieces can be read
@@ -321,6 +357,7 @@ class Watcher:
                 self._note(t, "nothing to undo")
                 return
             self.tracker.remove(p.cell)
+            self._doubt_key = None
             self.referee.reset(self.game.board())
             self.view.last_cell = self.game.placements[-1].cell if self.game.placements else None
             self.view.winning = []
@@ -337,6 +374,7 @@ class Watcher:
                 self._note(t, f"cannot correct: {e}")
                 return
             self.tracker.correct(cell, piece)
+            self._doubt_key = None  # the tracker dropped its evidence for the cell: look again
             last = self.game.placements[-1].cell if self.game.placements else None
             rulings = self.referee.reset(self.game.board(), t, last if last == cell else None)
             self.view.winning = []
@@ -470,6 +508,9 @@ class Watcher:
         self.view.winning = []
         self.view.unsure = []
         self.view.coach_place = None
+        unsure = self.doubts().get(cell)
+        if unsure:
+            fields["unsure"] = unsure
         self.log.emit(ev.t, "placed", **fields, position=self._position())
         self._note(now, self.phrases.say("placed", piece=piece, symbol=piece_symbol(piece)))
         # the grace period counts from a little after the piece was first seen still: the

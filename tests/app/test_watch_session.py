@@ -365,6 +365,24 @@ def test_a_quarto_the_camera_is_not_sure_of_is_shown_not_announced(tmp_path, mon
     assert w.view.unsure == [[12, 13, 14, 15]] and w.view.winning == []  # drawn as a line to check
 
 
+def test_a_piece_the_camera_is_unsure_of_is_marked_to_check_in_the_event_and_the_window(tmp_path, monkeypatch):
+    from quarto_assist.tracker import Tracker
+
+    # the camera is unsure whether F (on d4) is tall; every other piece it reads surely
+    monkeypatch.setattr(Tracker, "belief", lambda self: {15: np.array([0.45, 0.99, 0.99, 0.99])})
+    w, speaker, evs, lines = watch(game_script(), tmp_path)
+    placed = of(evs, "placed")
+    assert [e.get("unsure") for e in placed if e["cell"] == "d4"] == [["tall"]]
+    assert all("unsure" not in e for e in placed if e["cell"] != "d4")
+    assert w.view.doubtful == {15: ["tall"]}
+    # the user checks it and says it is F: the tracker drops its evidence (the user's word
+    # is final, PixelTracker.correct), and the mark goes though the board did not change
+    monkeypatch.setattr(Tracker, "belief", lambda self: {})
+    w.act(("correct", 15, 15))
+    w.process(w.t + 0.1, w.view.reading)
+    assert w.view.doubtful == {}
+
+
 def test_a_camera_straight_above_is_told_once_to_tilt_and_the_game_goes_on(tmp_path):
     from tests.vision.synthetic import board_homography
 

@@ -64,3 +64,21 @@ def test_setup_advice_stays_in_the_top_panel_in_orange():
     band = told[40:70, :600]  # the panel's second line, long after any message has gone
     assert (band != plain[40:70, :600]).any()
     assert ((band[..., 2] > 200) & (band[..., 1] > 120) & (band[..., 0] < 60)).any()  # orange text
+
+
+def test_a_piece_the_camera_is_unsure_of_gets_an_orange_question_mark_and_a_line_to_check():
+    img = np.full((600, 1000, 3), 90, np.uint8)
+    board = [None] * 16
+    board[12:16] = [1, 3, 5, 15]
+    plain = draw(img, ViewState(t=30.0, reading=reading(board), centers=GRID, board=board))
+    marked = draw(img, ViewState(t=30.0, reading=reading(board), centers=GRID, board=board, doubtful={15: ["tall"]}))
+    x, y = GRID[15].astype(int)
+    near = (marked != plain).any(axis=2)[y - 40:y + 10, x:x + 40]  # beside the piece's own mark
+    assert near.any()
+    changed = marked[y - 40:y + 10, x:x + 40][near]
+    assert ((changed[:, 2] > 200) & (changed[:, 1] > 120) & (changed[:, 0] < 60)).any()  # orange
+    assert (marked[40:70, :600] != plain[40:70, :600]).any()  # "check: d4 tall?" in the top panel
+    assert ((marked[..., 0] != plain[..., 0]).any(axis=1)).sum() > 0
+    far = GRID[12].astype(int)  # the sure pieces are drawn as before
+    assert (marked[far[1] - 10:far[1] + 10, far[0] - 10:far[0] + 10] == plain[far[1] - 10:far[1] + 10,
+                                                                               far[0] - 10:far[0] + 10]).all()
