@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 if ! command -v espeak-ng >/dev/null 2>&1 || ! command -v aplay >/dev/null 2>&1; then
   echo "Installing espeak-ng and alsa-utils (speech engine and audio player)..."
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  { $SUDO apt-get update -qq && $SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng alsa-utils >/dev/null; } \
+  { $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng alsa-utils >/dev/null; } \
     || echo "Could not install espeak-ng: announcements will be shown as text only."
 fi
 python3 -m venv .venv
