@@ -64,12 +64,16 @@ def _net_digest() -> str:
     from vision.net import NET_FILES
 
     if not hasattr(_net_digest, "value"):
-        digest = hashlib.sha1()
-        for p in NET_FILES:
-            with open(p, "rb") as f:
-                digest.update(f.read())
-        _net_digest.value = digest.hexdigest()
+        _net_digest.value = _files_digest(NET_FILES)
     return _net_digest.value
+
+
+def _files_digest(paths) -> str:
+    digest = hashlib.sha1()
+    for p in paths:
+        with open(p, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()
 
 
 def image_features(path: str, settings, variant: int = 0):
@@ -535,11 +539,7 @@ def use_net(path: str | None) -> None:
     if path is None:
         return
     vision.net._default = vision.net.read_nets(path)
-    digest = hashlib.sha1()
-    for p in path.split("+"):
-        with open(p, "rb") as fh:
-            digest.update(fh.read())
-    _net_digest.value = digest.hexdigest()
+    _net_digest.value = _files_digest(path.split("+"))
 
 
 def test(args, settings, models, thr) -> None:

@@ -101,7 +101,7 @@ def draw(image: np.ndarray, view) -> np.ndarray:
                 cv2.circle(img, (x, y), r, fill, -1, cv2.LINE_AA)
                 cv2.circle(img, (x, y), r, WHITE, 1, cv2.LINE_AA)
                 text(img, piece_symbol(p), (x - int(r * 0.45), y + int(r * 0.5)), int(r * 1.3), ink, shadow=False)
-                if c in getattr(view, "doubtful", {}):  # the camera is unsure of this piece: check it
+                if c in view.doubtful:  # the camera is unsure of this piece: check it
                     text(img, "?", (x + int(r * 0.8), y - int(r * 0.5)), int(r * 1.4), ORANGE)
             else:
                 cv2.circle(img, (x, y), max(2, r // 5), (200, 200, 200), -1, cv2.LINE_AA)
@@ -125,9 +125,8 @@ def draw(image: np.ndarray, view) -> np.ndarray:
     if view.status:
         lines.append((view.status, ORANGE))
     lines += [(f"setup: {a}", ORANGE) for a in view.setup]
-    doubtful = getattr(view, "doubtful", {})
-    if doubtful:
-        lines.append(("check: " + ", ".join(f"{cell_name(c)} {'/'.join(w)}?" for c, w in sorted(doubtful.items()))
+    if view.doubtful:
+        lines.append(("check: " + ", ".join(f"{cell_name(c)} {'/'.join(w)}?" for c, w in sorted(view.doubtful.items()))
                       + "   (e corrects)", ORANGE))
     if view.coach:
         if view.coach_give is not None:

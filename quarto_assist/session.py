@@ -36,8 +36,6 @@ FLAG_PRIORITY = ("moved", "disappeared", "two_new", "duplicate", "changed")
 #: a piece that merely reads differently is shown, not spoken (usually a misreading)
 SPOKEN_FLAGS = ("moved", "disappeared", "two_new", "duplicate")
 FLAG_EVERY = 5.0  # seconds of source time between spoken flags
-#: seconds of source time without a board, from the first frame, before the user is told
-#: (once) what the camera should show
 #: a piece is marked for checking ("?" on the board, the placed event's "unsure") while the
 #: camera gives any of its attributes, as the game has it, less than this probability. Chosen
 #: as the largest of 0.5-0.9 that marks at most one in ten pieces named right: on the fourteen
@@ -45,6 +43,8 @@ FLAG_EVERY = 5.0  # seconds of source time between spoken flags
 #: the 146 named right (0.8: 11 and 27); vision is often wrong and sure, so most wrong names
 #: go unmarked
 DOUBT = 0.6
+#: seconds of source time without a board, from the first frame, before the user is told
+#: (once) what the camera should show
 NO_BOARD_NOTE = 5.0
 NO_BOARD_ADVICE = "show the whole board, from 30-50 degrees above the table, in even light"
 
@@ -270,8 +270,8 @@ class Watcher:
 
     def _update_doubt(self) -> None:
         """``view.doubtful``, recomputed only when the game's board or its placements
-        changed (the tracker's evidence changes with them)."""
-        key = (tuple(self.view.board), len(self.game.placements))
+        changed (the tracker's evidence changes with them) or the user corrected a piece."""
+        key = (tuple(self.game.board()), len(self.game.placements))
         if key != self._doubt_key:
             self._doubt_key = key
             self.view.doubtful = self.doubts()
@@ -357,7 +357,6 @@ class Watcher:
                 self._note(t, "nothing to undo")
                 return
             self.tracker.remove(p.cell)
-            self._doubt_key = None
             self.referee.reset(self.game.board())
             self.view.last_cell = self.game.placements[-1].cell if self.game.placements else None
             self.view.winning = []
@@ -508,7 +507,8 @@ class Watcher:
         self.view.winning = []
         self.view.unsure = []
         self.view.coach_place = None
-        unsure = self.doubts().get(cell)
+        self._update_doubt()  # once per placement: the frame's own update then finds it done
+        unsure = self.view.doubtful.get(cell)
         if unsure:
             fields["unsure"] = unsure
         self.log.emit(ev.t, "placed", **fields, position=self._position())
