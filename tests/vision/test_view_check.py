@@ -59,7 +59,7 @@ def test_analyze_prints_the_advice_for_a_photo_from_straight_above(tmp_path, cap
     assert [a["code"] for a in out["advice"]] == ["steep"]
     assert main(["analyze", str(p)]) == 0
     assert "advice: the camera looks nearly straight down" in capsys.readouterr().out
-    over, plain = tmp_path / "over.png", tmp_path / "plain.png"
+    over = tmp_path / "over.png"
     assert main(["analyze", str(p), "--overlay", str(over)]) == 0
     band = cv2.imread(str(over))[-40:]  # the advice's banner at the bottom, orange text on black
     assert ((band[..., 2] > 200) & (band[..., 1] > 100) & (band[..., 0] < 60)).any()
