@@ -91,8 +91,8 @@ class AttributeModel:
             mean, inv, W, b, coef = self._arrays()
             z = ((np.asarray(X, np.float32)[:, idx] - mean) * inv) @ W + b
             return np.maximum(z, 0.0).astype(np.float64) @ coef + self.intercept
-        z = (np.asarray(X, float)[:, idx] - np.asarray(self.mean)) / np.asarray(self.scale)
-        coef = np.asarray(self.coef, float)
+        mean, scale, coef = self._plain_arrays()
+        z = (np.asarray(X, float)[:, idx] - mean) / scale
         if self.base is None:
             return z @ coef + self.intercept
         return coef[0] * self.base.decision(X, feature_names) + z @ coef[1:] + self.intercept
@@ -108,11 +108,20 @@ class AttributeModel:
             self._array_cache = cache
         return cache
 
+    def _plain_arrays(self):
+        """A model's ``(mean, scale, coef)`` as float64 arrays, cached (lists of ~1900
+        numbers cost ~0.1 ms each to convert)."""
+        cache = getattr(self, "_plain_cache", None)
+        if cache is None:
+            cache = (np.asarray(self.mean, float), np.asarray(self.scale, float), np.asarray(self.coef, float))
+            self._plain_cache = cache
+        return cache
+
     def predict_proba(self, X: np.ndarray, feature_names) -> np.ndarray:
         s = self.decision(X, feature_names)
         return 1.0 / (1.0 + np.exp(-np.clip(s, -40, 40)))
 
-    def _columns(self, feature_names) -> list[int]:
+    def _columns(self, feature_names) -> "slice | np.ndarray":
         """Column of each of the model's features in ``feature_names`` (cached: models
         on crop features have over a thousand)."""
         key = tuple(feature_names)
@@ -120,9 +129,13 @@ class AttributeModel:
         if cache is None or cache[0] != key:
             pos = {n: i for i, n in enumerate(key)}
             try:
-                cols = [pos[f] for f in self.features]
+                cols = np.array([pos[f] for f in self.features], np.intp)
             except KeyError as e:
                 raise ModelError(f"model {self.name!r} uses unknown feature {e.args[0]!r}") from None
+            if len(cols) and np.array_equal(cols, np.arange(cols[0], cols[0] + len(cols))):
+                # one run of columns (the usual case: a model on all crop features) is a
+                # slice, a view instead of a gathered copy: ~0.2 ms less per model and frame
+                cols = slice(int(cols[0]), int(cols[0]) + len(cols))
             cache = (key, cols)
             self._col_cache = cache
         return cache[1]

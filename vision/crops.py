@@ -51,6 +51,25 @@ TOP_SPAN = 1.2        # pitches across the top-down patch
 N_TOP = (TOP_PX // CELL - 1) ** 2 * 4 * BINS
 
 
+def _magnitude_and_bin(gx: np.ndarray, gy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gradient length and orientation in bins (float, ``-0.5 .. BINS - 0.5``)."""
+    return np.hypot(gx, gy), np.mod(np.arctan2(gy, gx), np.pi) * (BINS / np.pi) - 0.5
+
+
+_GRADIENT_TABLES: tuple[np.ndarray, np.ndarray] | None = None
+
+
+def _gradient_tables() -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_magnitude_and_bin` of every float32 gradient ``(gx, gy)`` in -255..255,
+    flat at ``(gy + 255) * 511 + gx + 255`` (made once, 2 MB)."""
+    global _GRADIENT_TABLES
+    if _GRADIENT_TABLES is None:
+        v = np.arange(-255, 256, dtype=np.float32)
+        gy, gx = np.meshgrid(v, v, indexing="ij")
+        _GRADIENT_TABLES = tuple(a.ravel() for a in _magnitude_and_bin(gx, gy))
+    return _GRADIENT_TABLES
+
+
 def hog(grey: np.ndarray) -> np.ndarray:
     """Histograms of oriented gradients of ``(N, CROP_H, CROP_W)`` crops: unsigned
     orientation in ``BINS`` bins (linear vote between the two nearest), per ``CELL`` x
@@ -61,8 +80,14 @@ def hog(grey: np.ndarray) -> np.ndarray:
     gx[:, :, 1:-1] = g[:, :, 2:] - g[:, :, :-2]
     gy[:, 1:-1, :] = g[:, 2:, :] - g[:, :-2, :]
     n, h, w = g.shape
-    mag = np.hypot(gx, gy)
-    ang = np.mod(np.arctan2(gy, gx), np.pi) * (BINS / np.pi) - 0.5
+    if grey.dtype == np.uint8:
+        # the gradients of 8-bit crops are whole numbers in -255..255: look their length
+        # and bin position up (the same float32 values; arctan2 took ~1.5 ms a frame)
+        mag_t, ang_t = _gradient_tables()
+        i = (gy.astype(np.int32) + 255) * 511 + (gx.astype(np.int32) + 255)
+        mag, ang = mag_t[i], ang_t[i]
+    else:
+        mag, ang = _magnitude_and_bin(gx, gy)
     lo = np.floor(ang).astype(np.int64)
     w_hi = ang - lo
     # every pixel votes straight into its HOG cell's histogram: flat index of

@@ -241,3 +241,39 @@ def test_a_development_run_keeps_the_same_images_aside_whatever_else_is_listed()
     b = [p for p, k in zip(new, kept_aside(new, None, 0.3)) if k]
     assert a != b
     assert kept_aside(old) is None
+
+
+def test_the_hog_of_8_bit_crops_matches_the_formula_it_looks_up():
+    # the table of gradient lengths and directions gives the numbers arctan2 gives
+    from vision.crops import hog
+
+    rng = np.random.default_rng(4)
+    for shape in [(16, CROP_H, CROP_W), (5, 24, 24)]:
+        grey = rng.integers(0, 256, shape, dtype=np.uint8)
+        grey[0] = 128  # a flat crop: no gradient at all
+        grey[1, :, : shape[2] // 2] = 0  # a hard edge: gradients of +-255
+        grey[1, :, shape[2] // 2:] = 255
+        assert np.array_equal(hog(grey), hog(grey.astype(np.float32)))
+
+
+def test_two_groups_split_where_the_groups_are_furthest_apart():
+    from vision.features import _two_group_middle
+
+    def brute(v):
+        v = np.sort(v)
+        scores = [k * (len(v) - k) * (v[k:].mean() - v[:k].mean()) ** 2 for k in range(1, len(v))]
+        k = int(np.argmax(scores)) + 1
+        return 0.5 * (v[:k].mean() + v[k:].mean())
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        v = rng.random(16) * 3
+        assert abs(_two_group_middle(v, np.ones(16, bool), -1.0, 0.0) - brute(v)) < 1e-12
+    # short and tall pieces: the middle lies between the two heights
+    heights = np.array([0.6] * 8 + [1.2] * 8)
+    assert abs(_two_group_middle(heights, np.ones(16, bool), -1.0, 0.1) - 0.9) < 1e-12
+    # values on a grid tie often: the lowest of the splits that score the same
+    assert _two_group_middle(np.array([0.0, 1.0, 2.0]), np.ones(3, bool), -1.0, 0.0) == 0.75
+    # fewer than two values, or groups too close: the fallback
+    assert _two_group_middle(heights, np.eye(16, dtype=bool)[0], -1.0, 0.1) == -1.0
+    assert _two_group_middle(np.full(16, 0.5) + rng.random(16) * 0.01, np.ones(16, bool), -1.0, 0.1) == -1.0
