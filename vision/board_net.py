@@ -2,7 +2,7 @@
 corners, turned into a board homography.
 
 The network (trained by ``vision.board_net_training``, shipped as ``vision/board_net.onnx``,
-run with ``cv2.dnn``: no torch at run time) looks at the frame shrunk into a fixed
+run by ``vision.dnn``: no torch at run time) looks at the frame shrunk into a fixed
 ``INPUT_W x INPUT_H`` canvas (aspect kept, padded at the bottom/right) and gives, at half
 that resolution, three maps in 0..1:
 
@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import apply_homography, cell_grid, cell_pitch_px
-from vision.dnn import read_onnx
+from vision.dnn import NetworkError, OnnxNet
 
 INPUT_W, INPUT_H = 320, 192
 STRIDE = 2  # output pixels are STRIDE input pixels
@@ -127,9 +127,9 @@ def canvas_to_blob(canvas: np.ndarray) -> np.ndarray:
 
 # --- the network -------------------------------------------------------------------------
 class BoardNet:
-    """The ONNX board network run by ``cv2.dnn`` on one frame at a time (a ``cv2.dnn``
-    net keeps its input and outputs between calls, so calls from several threads take
-    turns)."""
+    """The ONNX board network (``vision.dnn.OnnxNet``) run on one frame at a time (calls
+    from several threads take turns: a ``cv2.dnn`` net keeps its input and outputs between
+    calls)."""
 
     def __init__(self, path: str = MODEL_PATH):
         try:
@@ -139,13 +139,16 @@ class BoardNet:
         if size < 1000:
             raise BoardNetError(f"board network file {path!r} is not a network ({size} bytes)")
         try:
-            self.net = read_onnx(path)
-        except cv2.error:
-            raise BoardNetError(f"board network file {path!r} is corrupt (OpenCV cannot read it as ONNX)") from None
+            self.net = OnnxNet(path)
+        except NetworkError:
+            raise BoardNetError(f"board network file {path!r} is corrupt (it cannot be read as ONNX)") from None
+        if len(self.net.inputs) != 1:
+            raise BoardNetError(f"board network file {path!r} takes {len(self.net.inputs)} inputs, not one image")
+        self._input = self.net.inputs[0]
         self._lock = threading.Lock()
         try:
             out = self._forward(np.zeros((1, 3, INPUT_H, INPUT_W), np.float32))
-        except cv2.error:
+        except NetworkError:
             raise BoardNetError(f"board network file {path!r} does not run on a {INPUT_W}x{INPUT_H} input") from None
         if out.shape != (3, OUT_H, OUT_W):
             raise BoardNetError(f"board network file {path!r} gives maps of shape {out.shape}, "
@@ -153,8 +156,7 @@ class BoardNet:
 
     def _forward(self, blob: np.ndarray) -> np.ndarray:
         with self._lock:
-            self.net.setInput(blob)
-            return np.array(self.net.forward())[0]
+            return self.net.run({self._input: blob})[0]
 
     def heatmaps(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(3, OUT_H, OUT_W)`` maps in 0..1 and the frame -> input affine map."""

@@ -15,20 +15,18 @@ line of sight): the crops are scaled by the board's pitch, so a piece's height i
 alone mixes its true height with the view. The logits become the features ``net_occupied`` ..
 ``net_hollow`` (``vision.features``) on which the attribute models build.
 
-It runs with OpenCV's DNN module (``cv2.dnn.readNetFromONNX``); torch is needed only to
-train it.
+It runs with ONNX Runtime (OpenCV's ``cv2.dnn`` where that is not installed:
+``vision.dnn``); torch is needed only to train it.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import threading
 
-import cv2
 import numpy as np
 
-from vision.dnn import read_onnx
+from vision.dnn import NetworkError, OnnxNet
 
 #: the shipped network
 NET_FILE = os.path.join(os.path.dirname(__file__), "piece_net.onnx")
@@ -49,21 +47,20 @@ def prepare(crops: np.ndarray) -> np.ndarray:
 
 
 class PieceNet:
-    """The network of ``path`` read with ``cv2.dnn``; :meth:`logits` is thread-safe."""
+    """The network of ``path`` (``vision.dnn.OnnxNet``); :meth:`logits` is thread-safe."""
 
     def __init__(self, path: str = NET_FILE):
         self.path = path
         if not os.path.isfile(path):
             raise PieceNetError(f"piece network file {path!r} not found (rebuild it with python -m vision.net_training)")
         try:
-            self._net = read_onnx(path)
-        except cv2.error as e:
-            msg = str(e).strip().splitlines()[-1] if str(e).strip() else "unreadable"
-            raise PieceNetError(f"piece network file {path!r} cannot be read: {msg[:200]}") from None
-        if self._net.empty():
-            raise PieceNetError(f"piece network file {path!r} holds no network")
+            self._net = OnnxNet(path)
+        except NetworkError as e:
+            raise PieceNetError(f"piece network file {path!r} cannot be read: {e}") from None
         self._lock = threading.Lock()
-        inputs = _graph_inputs(self._net)
+        inputs = self._net.inputs
+        if "crops" not in inputs:
+            raise PieceNetError(f"piece network file {path!r} takes no crops (its inputs: {', '.join(inputs)})")
         #: whether the network has the second input (front weights; networks before
         #: session 4 read the crops alone) and the third (the cells' geometry, session 6);
         #: read from the graph's inputs, so the file is read once whatever its format
@@ -86,35 +83,20 @@ class PieceNet:
                 raise PieceNetError(f"piece network {self.path!r} needs the cells' geometry "
                                     "(vision.crops.cell_geometry) beside the crops")
             geometry = np.ascontiguousarray(np.asarray(geometry, np.float32).reshape(len(crops), -1))
+        feeds = {"crops": blob}
+        if self.has_front:
+            feeds["front"] = front
+        if self.has_geometry:
+            feeds["geom"] = geometry
         try:
             with self._lock:
-                self._net.setInput(blob, "crops")
-                if self.has_front:
-                    self._net.setInput(front, "front")
-                if self.has_geometry:
-                    self._net.setInput(geometry, "geom")
-                out = np.asarray(self._net.forward(), np.float64)
-        except cv2.error as e:
-            raise PieceNetError(f"piece network {self.path!r} failed on crops of shape {crops.shape}: "
-                                f"{str(e).strip().splitlines()[-1][:200]}") from None
+                out = np.asarray(self._net.run(feeds), np.float64)
+        except NetworkError as e:
+            raise PieceNetError(f"piece network {self.path!r} failed on crops of shape {crops.shape}: {e}") from None
         if out.shape != (len(crops), len(NET_OUTPUTS)):
             raise PieceNetError(f"piece network {self.path!r} gave output of shape {out.shape}, "
                                 f"expected ({len(crops)}, {len(NET_OUTPUTS)})")
         return out
-
-
-def _graph_inputs(net) -> list[str]:
-    """Names of the inputs of a ``cv2.dnn`` network read from ONNX that are among
-    ``crops``, ``front`` and ``geom`` (classic engine: the outputs of its input layer; OpenCV 5's
-    new engine: the ``inputs: [...]`` block that ``Net.dump`` opens its main graph with)."""
-    first = net.getLayer(0)
-    if first.name == "_input":
-        return [n for n in ("crops", "front", "geom") if first.outputNameToIndex(n) >= 0]
-    text = net.dump()
-    start = text.find("inputs: [")
-    if start < 0:
-        return []
-    return re.findall(r'"([^"]+)"\s*,?\s*//\s*<Input>', text[start:text.find("outputs:", start)])
 
 
 class PieceNets:

@@ -1,5 +1,6 @@
-"""The convolutional piece network as shipped: read by OpenCV, no torch, right on committed images."""
+"""The convolutional piece network as shipped: run without torch, right on committed images."""
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -13,6 +14,8 @@ from vision.net_training import gather, gather_geometry
 from vision.settings import VisionSettings
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+#: the engines that run networks here (vision.dnn): both are tested where both are installed
+ENGINES = ["cv2.dnn"] + (["onnxruntime"] if importlib.util.find_spec("onnxruntime") else [])
 TEST_DATA = os.path.join(ROOT, "tests", "data")
 
 
@@ -103,21 +106,58 @@ def test_a_network_without_the_front_input_is_read_once_and_still_reads(monkeypa
     # inputs, not by a failed trial run and a second reading of the file. The committed
     # network is a small one of that format, exported with torch (vision.net_training
     # .build_model(width=4, embed=8, front=False), seed 0) with its logits on these crops
-    import os
-
-    import cv2
+    import vision.dnn
+    import vision.net
 
     data = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")
     path = os.path.join(data, "piece_net_without_front.onnx")
     ref = np.load(os.path.join(data, "piece_net_without_front_logits.npy"))
-    reads = []
-    real = cv2.dnn.readNetFromONNX
-    monkeypatch.setattr(cv2.dnn, "readNetFromONNX", lambda p, **k: reads.append(p) or real(p, **k))
-    old = PieceNet(path)
-    assert len(reads) == 1 and not old.has_front and not old.has_geometry
     crops = np.random.default_rng(0).integers(0, 256, (16, 64, 32, 3), dtype=np.uint8)
-    np.testing.assert_allclose(old.logits(crops, np.ones((16, 16))), ref, atol=1e-4)
-    assert PieceNet().has_front
+    for engine in ENGINES:
+        reads = []
+
+        def counted(p, engine=engine):
+            reads.append(p)
+            return vision.dnn.OnnxNet(p, engine)
+
+        monkeypatch.setattr(vision.net, "OnnxNet", counted)
+        old = PieceNet(path)
+        assert len(reads) == 1 and not old.has_front and not old.has_geometry
+        np.testing.assert_allclose(old.logits(crops, np.ones((16, 16))), ref, atol=1e-4)
+        assert PieceNet().has_front
+
+
+def test_both_engines_give_the_shipped_networks_outputs():
+    # ONNX Runtime where installed, cv2.dnn otherwise: the same numbers either way
+    from vision.board_net import INPUT_H, INPUT_W, MODEL_PATH
+    from vision.dnn import OnnxNet
+
+    rng = np.random.default_rng(1)
+    feeds = {
+        MODEL_PATH: {"image": rng.random((1, 3, INPUT_H, INPUT_W), np.float32)},
+        NET_FILE: {"crops": rng.random((16, 3, 64, 32), np.float32) - 0.5,
+                   "front": rng.random((1, 16, 16), np.float32)},
+    }
+    for path, feed in feeds.items():
+        outs = []
+        for engine in ENGINES:
+            net = OnnxNet(path, engine)
+            assert sorted(net.inputs) == sorted(feed)
+            outs.append(net.run(feed))
+        for out in outs[1:]:
+            np.testing.assert_allclose(out, outs[0], atol=1e-4)
+
+
+@pytest.mark.parametrize("content", [b"", b"not a network at all" * 100])
+def test_a_file_that_is_no_network_is_one_clear_line_on_either_engine(tmp_path, content):
+    from vision.dnn import NetworkError, OnnxNet
+
+    path = tmp_path / "bad.onnx"
+    path.write_bytes(content)
+    for engine in ENGINES:
+        with pytest.raises(NetworkError) as e:
+            OnnxNet(str(path), engine)
+        assert "\n" not in str(e.value) and len(str(e.value)) <= 200
 
 
 
