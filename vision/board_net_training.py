@@ -11,7 +11,7 @@ trained on 1032 truth files (every training image present at 02:41 UTC on 1 Dec 
 kept aside to compare with) for 24 epochs, about as many steps as 36 epochs on the
 earlier ~630 files: 68 minutes on one core of a loaded machine.
 Needs torch and onnx (development dependencies); the shipped program runs the exported
-ONNX file with ``cv2.dnn``.
+ONNX file with ONNX Runtime (``vision.dnn``; OpenCV's ``cv2.dnn`` where that is missing).
 
 Each truth file gives the 16 cell centres on the board surface, from which the playing
 area's corners follow (a homography fitted to the centres, evaluated at the unit square's

@@ -25,6 +25,11 @@ except ImportError:  # pragma: no cover - the fallback is tested by forcing it
 KNOWN_INPUTS = ("image", "crops", "front", "geom")
 
 
+def engines() -> list[str]:
+    """The engines installed here, the one :class:`OnnxNet` uses by default first."""
+    return (["onnxruntime"] if _ort is not None else []) + ["cv2.dnn"]
+
+
 class NetworkError(ValueError):
     """A network file that cannot be read, or a network that fails on its input. The
     message is one line, without the engine's own traceback."""

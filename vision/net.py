@@ -49,12 +49,12 @@ def prepare(crops: np.ndarray) -> np.ndarray:
 class PieceNet:
     """The network of ``path`` (``vision.dnn.OnnxNet``); :meth:`logits` is thread-safe."""
 
-    def __init__(self, path: str = NET_FILE):
+    def __init__(self, path: str = NET_FILE, engine: str | None = None):
         self.path = path
         if not os.path.isfile(path):
             raise PieceNetError(f"piece network file {path!r} not found (rebuild it with python -m vision.net_training)")
         try:
-            self._net = OnnxNet(path)
+            self._net = OnnxNet(path, engine)
         except NetworkError as e:
             raise PieceNetError(f"piece network file {path!r} cannot be read: {e}") from None
         self._lock = threading.Lock()

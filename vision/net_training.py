@@ -4,7 +4,7 @@
         data/renders/v2/train data/renders/calib-dev [--out vision/piece_net.onnx]
 
 Needs torch (a training-only extra; the shipped program runs the exported ONNX file
-with OpenCV, ``vision.net``). For every training image with a board, the board is taken
+with ONNX Runtime or OpenCV, ``vision.net``). For every training image with a board, the board is taken
 from truth (homography fitted to the true cell centres) and the upright crops of the
 16 cells are cut exactly as at run time (``vision.crops.cell_crops`` on the frame at
 working scale), once as is and in ``--variants`` - 1 copies on a board moved as the
@@ -471,10 +471,12 @@ def train(crops: np.ndarray, fronts: np.ndarray, Y: np.ndarray, epochs: int = 40
 
 
 def export(model, path: str, crop_shape) -> float:
-    """Write ``model`` as ONNX (one board: input ``(16, 3, H, W)``) and check that OpenCV
-    reads it and gives the same logits; returns the largest difference."""
+    """Write ``model`` as ONNX (one board: input ``(16, 3, H, W)``) and check that every
+    engine installed (``vision.dnn.engines``: ONNX Runtime, OpenCV's ``cv2.dnn``) reads it
+    and gives the same logits; returns the largest difference."""
     import torch
 
+    from vision.dnn import engines
     from vision.net import PieceNet, prepare
 
     model.eval()
@@ -498,10 +500,13 @@ def export(model, path: str, crop_shape) -> float:
                       dynamo=False)
     with torch.no_grad():
         ref = model(x, f, g).numpy()
-    diff = float(np.abs(PieceNet(tmp).logits(crops, front, geom if model.geometry else None) - ref).max())
-    if diff > 1e-3:
-        os.remove(tmp)
-        raise RuntimeError(f"OpenCV's reading of the exported network differs from torch by {diff}")
+    diff = 0.0
+    for engine in engines():
+        got = PieceNet(tmp, engine).logits(crops, front, geom if model.geometry else None)
+        diff = max(diff, float(np.abs(got - ref).max()))
+        if diff > 1e-3:
+            os.remove(tmp)
+            raise RuntimeError(f"{engine}'s reading of the exported network differs from torch by {diff}")
     os.replace(tmp, path)
     return diff
 
@@ -641,7 +646,7 @@ def main(argv=None) -> int:
         json.dump(meta, f, indent=1)
     with open(os.path.splitext(args.out)[0] + "_files.txt", "w", encoding="utf-8") as f:
         f.write("".join(os.path.relpath(p) + "\n" for p in paths))  # for --files: the same training again
-    print(f"wrote {args.out} ({os.path.getsize(args.out) / 1e6:.2f} MB, OpenCV vs torch {diff:.1e}) "
+    print(f"wrote {args.out} ({os.path.getsize(args.out) / 1e6:.2f} MB, run time vs torch {diff:.1e}) "
           f"in {time.time() - t0:.0f} s")
     if args.stack:
         stack_models(args.stack, args.net_weight)
