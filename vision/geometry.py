@@ -15,10 +15,13 @@ import numpy as np
 PITCH = 0.25  # board units per pitch
 
 
+_CELL_GRID = np.stack([(np.arange(16) % 4 + 0.5) / 4, (np.arange(16) // 4 + 0.5) / 4], 1)
+
+
 def cell_grid() -> np.ndarray:
-    """``(16, 2)`` board coordinates of the cell centres, row-major."""
-    i = np.arange(16)
-    return np.stack([(i % 4 + 0.5) / 4, (i // 4 + 0.5) / 4], 1)
+    """``(16, 2)`` board coordinates of the cell centres, row-major (a fresh copy: the
+    board search asks for it thousands of times a frame)."""
+    return _CELL_GRID.copy()
 
 
 def apply_homography(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
