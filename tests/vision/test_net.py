@@ -209,3 +209,16 @@ def test_several_networks_read_as_one_average_their_logits():
         PieceNets([NET_FILE, os.path.join(TEST_DATA, "piece_net_with_geometry.onnx")])
     with pytest.raises(PieceNetError, match="not found"):
         read_nets(f"{NET_FILE}+missing.onnx")
+
+
+def test_the_log_loss_bench_scores_a_network_and_a_pair_and_refuses_a_missing_file():
+    bench = os.path.join(ROOT, "bench", "net_logloss.py")
+    p = subprocess.run([sys.executable, bench, TEST_DATA, NET_FILE, f"{NET_FILE}+{NET_FILE}"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = [line for line in p.stdout.splitlines() if "log loss" in line]
+    assert len(lines) == 2
+    # a network averaged with itself is the network
+    assert lines[0].split(": ", 1)[1] == lines[1].split(": ", 1)[1]
+    p = subprocess.run([sys.executable, bench, TEST_DATA, "missing.onnx"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 2 and "not found" in p.stderr and "Traceback" not in p.stderr
