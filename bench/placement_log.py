@@ -35,7 +35,6 @@ ATTRIBUTES = ("tall", "dark", "square", "hollow")
 def _logged_identify(records: list):
     """A wrapper for ``PixelTracker._identify`` that appends what it knew to ``records``."""
     from quarto_assist.pixel_tracker import PixelTracker
-    from quarto_assist.silhouette import dark_log_odds, tall_log_odds
 
     original = PixelTracker._identify
 
@@ -43,10 +42,7 @@ def _logged_identify(records: list):
         got = original(self, cell, win, close)
         if cell not in self._probs:
             return got
-        measured = {c: h for c, h in self._heights.items() if h is not None}
-        probs = {c: q for c, q in self._probs.items()}
-        dark = dark_log_odds({c: h.colour for c, h in measured.items()}, {c: q[1] for c, q in probs.items()})
-        tall = tall_log_odds(measured, {c: q[0] for c, q in probs.items()})
+        tall, dark = self.cues()
         h = self._heights.get(cell)
         records.append({
             "t": float(self._run[-1][0]) if self._run else None,

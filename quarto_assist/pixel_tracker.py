@@ -528,17 +528,25 @@ class PixelTracker(Tracker):
         except (cv2.error, ValueError, np.linalg.LinAlgError):
             return None  # a geometry the measurement cannot handle: vision alone decides
 
+    def cues(self) -> tuple[dict[int, float], dict[int, float]]:
+        """Per cell, the log odds that its piece is tall from the heights measured in the
+        pictures, and dark from the silhouettes' colours, each weighed against the other
+        pieces of the game (``silhouette``); cells the measurements say nothing of are left
+        out."""
+        from .silhouette import dark_log_odds, tall_log_odds
+
+        measured = {c: h for c, h in self._heights.items() if h is not None}
+        tall = tall_log_odds(measured, {c: q[0] for c, q in self._probs.items()})
+        dark = dark_log_odds({c: h.colour for c, h in measured.items()}, {c: q[1] for c, q in self._probs.items()})
+        return tall, dark
+
     def _log_odds(self) -> dict[int, np.ndarray]:
         """Per cell with a reading kept, (4,) log-odds that its piece is tall, dark, square,
         hollow: vision's reading when its piece was placed (and at later placements), with
         its tall/short and dark/light weighed against the other pieces of the game (heights
         fall into two groups a factor two apart, colours into the set's two; see
         ``silhouette``). All cells at once: the game's groups are estimated once."""
-        from .silhouette import dark_log_odds, tall_log_odds
-
-        measured = {c: h for c, h in self._heights.items() if h is not None}
-        tall = tall_log_odds(measured, {c: q[0] for c, q in self._probs.items()})
-        dark = dark_log_odds({c: h.colour for c, h in measured.items()}, {c: q[1] for c, q in self._probs.items()})
+        tall, dark = self.cues()
         out = {}
         for cell, probs in self._probs.items():
             z = np.mean([_logit(q) for q in [probs] + self._later.get(cell, [])], axis=0)

@@ -256,9 +256,8 @@ class Watcher:
         below ``DOUBT``), with the words of those attributes: what the player should check
         and correct (key ``e``) if wrong. Cells the user set are sure."""
         board = self.game.board()
-        belief = getattr(self.tracker, "belief", None)  # trackers that keep no evidence may have none
         out = {}
-        for cell, b in (belief() if belief else {}).items():
+        for cell, b in self.tracker.belief().items():
             piece = board[cell]
             if piece is None:
                 continue

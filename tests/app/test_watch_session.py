@@ -319,6 +319,9 @@ def test_a_piece_read_again_is_changed_in_the_record_the_events_and_for_the_refe
         def update(self, t, r, image=None):
             return self.script.get(t, [])
 
+        def belief(self):  # every tracker says how sure it is of each piece: here, sure
+            return {}
+
     log = EventLog(str(tmp_path / "ev.jsonl"))
     lines = []
     w = Watcher(None, None, FakeSpeaker(), log, WatchOptions(record_path=str(tmp_path / "game.txt")),

@@ -1,6 +1,7 @@
 """bench/compare_trees.py: two versions of vision in one process."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -23,3 +24,23 @@ def test_a_folder_that_is_no_source_tree_is_refused(tmp_path):
     p = run(str(tmp_path), "--folder", os.path.join(ROOT, "tests", "data"), "--frames", "1")
     assert p.returncode == 2
     assert "not a source tree" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_each_tree_is_read_from_its_own_files(tmp_path):
+    # a copy of this tree whose boards all read empty: if both versions came from one
+    # tree's modules, no cell would differ
+    other = tmp_path / "other"
+    for pkg in ("vision", "bench", "quarto_assist", "engine", "calibration", "tests"):
+        shutil.copytree(os.path.join(ROOT, pkg), other / pkg, ignore=shutil.ignore_patterns("__pycache__", "data"))
+    shutil.copytree(os.path.join(ROOT, "tests", "data"), other / "tests" / "data")
+    with open(other / "vision" / "__init__.py", "a", encoding="utf-8") as f:
+        f.write("\n_analyze = Recognizer.analyze\n"
+                "def _empty(self, frame):\n"
+                "    r = _analyze(self, frame)\n"
+                "    r.cells = [None] * 16\n"
+                "    return r\n"
+                "Recognizer.analyze = _empty\n")
+    p = run(ROOT, str(other), "--folder", os.path.join(ROOT, "tests", "data"), "--frames", "3", "--rounds", "1")
+    assert p.returncode == 0, p.stderr
+    line = next(x for x in p.stdout.splitlines() if "cells read differently" in x)
+    assert "cells read differently: 0 of" not in line
