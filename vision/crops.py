@@ -148,9 +148,32 @@ def crop_frames(H: np.ndarray, centres: np.ndarray, up: np.ndarray,
     return out
 
 
+#: the last few guessed cameras, by homography, image size and focal length: the per-frame
+#: step keeps its board's homography, and each frame asked for the same camera 2-3 times
+#: (~0.7 ms each, mostly the focal length)
+_POSES: dict = {}
+_POSES_KEPT = 8
+
+
 def _pose(H: np.ndarray, image_shape, focal: float | None = None):
     """The guessed camera of :func:`vertical_displacements`: ``(K, r1, r2, r3, t)`` with
-    ``H ~ K [r1 r2 t]`` and the board normal ``r3`` turned towards the camera."""
+    ``H ~ K [r1 r2 t]`` and the board normal ``r3`` turned towards the camera (read-only
+    arrays: they are remembered for the next call with the same board)."""
+    H = np.asarray(H, float)
+    key = (H.tobytes(), tuple(image_shape[:2]), focal)
+    pose = _POSES.get(key)
+    if pose is None:
+        pose = _guess_pose(H, image_shape, focal)
+        for a in pose:
+            a.flags.writeable = False
+        if len(_POSES) >= _POSES_KEPT:
+            del _POSES[next(iter(_POSES))]  # the oldest
+        _POSES[key] = pose
+    return pose
+
+
+def _guess_pose(H: np.ndarray, image_shape, focal: float | None = None):
+    """:func:`_pose`, computed."""
     from vision.camera_guess import guess_focal
 
     h, w = image_shape[:2]
