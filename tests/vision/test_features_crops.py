@@ -277,3 +277,24 @@ def test_two_groups_split_where_the_groups_are_furthest_apart():
     # fewer than two values, or groups too close: the fallback
     assert _two_group_middle(heights, np.eye(16, dtype=bool)[0], -1.0, 0.1) == -1.0
     assert _two_group_middle(np.full(16, 0.5) + rng.random(16) * 0.01, np.ones(16, bool), -1.0, 0.1) == -1.0
+
+
+def test_a_remembered_camera_is_the_camera_of_that_board_only():
+    # the per-frame step keeps its board's homography, so the guessed camera is
+    # remembered; another board (or the same board in another image size) must get its own
+    import vision.crops as crops
+
+    crops._POSES.clear()
+    H1 = _camera_homography(30.0)[0]
+    H2 = _camera_homography(45.0)[0]
+    first = crops.vertical_displacements(H1, (720, 1280))
+    expected = first.copy()
+    assert not np.allclose(first, crops.vertical_displacements(H2, (720, 1280)))
+    assert not np.allclose(first, crops.vertical_displacements(H1, (360, 640)))
+    first[:] = 0  # a caller changing its result changes nothing remembered
+    np.testing.assert_array_equal(crops.vertical_displacements(H1, (720, 1280)), expected)
+    crops._POSES.clear()
+    np.testing.assert_array_equal(crops.vertical_displacements(H1, (720, 1280)), expected)  # afresh: the same
+    for tilt in range(10, 40, 2):  # never more than a few boards kept
+        crops.vertical_displacements(_camera_homography(float(tilt))[0], (720, 1280))
+    assert len(crops._POSES) <= crops._POSES_KEPT
