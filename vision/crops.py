@@ -25,6 +25,8 @@ Features per cell (names ``crop_*``, appended to ``vision.features.FEATURE_NAMES
 
 from __future__ import annotations
 
+import threading
+
 import cv2
 import numpy as np
 
@@ -153,6 +155,7 @@ def crop_frames(H: np.ndarray, centres: np.ndarray, up: np.ndarray,
 #: (~0.7 ms each, mostly the focal length)
 _POSES: dict = {}
 _POSES_KEPT = 8
+_POSES_LOCK = threading.Lock()  # recognisers in several threads share the memory
 
 
 def _pose(H: np.ndarray, image_shape, focal: float | None = None):
@@ -161,14 +164,16 @@ def _pose(H: np.ndarray, image_shape, focal: float | None = None):
     arrays: they are remembered for the next call with the same board)."""
     H = np.asarray(H, float)
     key = (H.tobytes(), tuple(image_shape[:2]), focal)
-    pose = _POSES.get(key)
+    with _POSES_LOCK:
+        pose = _POSES.get(key)
     if pose is None:
         pose = _guess_pose(H, image_shape, focal)
         for a in pose:
             a.flags.writeable = False
-        if len(_POSES) >= _POSES_KEPT:
-            del _POSES[next(iter(_POSES))]  # the oldest
-        _POSES[key] = pose
+        with _POSES_LOCK:
+            while len(_POSES) >= _POSES_KEPT:
+                del _POSES[next(iter(_POSES))]  # the oldest
+            _POSES[key] = pose
     return pose
 
 
