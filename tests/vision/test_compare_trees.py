@@ -44,3 +44,19 @@ def test_each_tree_is_read_from_its_own_files(tmp_path):
     assert p.returncode == 0, p.stderr
     line = next(x for x in p.stdout.splitlines() if "cells read differently" in x)
     assert "cells read differently: 0 of" not in line
+
+
+def test_a_late_import_in_one_tree_does_not_reach_the_other(tmp_path):
+    # vision imports some modules inside functions (crops imports camera_guess when a
+    # camera is guessed): one process for both trees let such an import pick up the tree
+    # loaded last, so both versions ran the changed function and read alike
+    other = tmp_path / "other"
+    for pkg in ("vision", "bench", "quarto_assist", "engine", "calibration", "tests"):
+        shutil.copytree(os.path.join(ROOT, pkg), other / pkg, ignore=shutil.ignore_patterns("__pycache__", "data"))
+    shutil.copytree(os.path.join(ROOT, "tests", "data"), other / "tests" / "data")
+    with open(other / "vision" / "camera_guess.py", "a", encoding="utf-8") as f:
+        f.write("\n\ndef guess_focal(H, image_shape):\n    return 0.2 * float(max(image_shape[:2]))\n")
+    p = run(ROOT, str(other), "--folder", os.path.join(ROOT, "tests", "data"), "--frames", "3", "--rounds", "1")
+    assert p.returncode == 0, p.stderr
+    line = next(x for x in p.stdout.splitlines() if "cells read differently" in x)
+    assert "probabilities 0, features 0" not in line
