@@ -94,6 +94,7 @@ class Tree:
     """A worker process running one source tree."""
 
     def __init__(self, tree: str, frames_file: str):
+        self.tree = tree
         self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", tree, frames_file],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=tree)
 
@@ -102,7 +103,7 @@ class Tree:
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
         if not line:
-            raise RuntimeError(f"the worker stopped (exit code {self.proc.wait()}); its error is above")
+            raise RuntimeError(f"the worker for {self.tree} stopped (exit code {self.proc.wait()}); its error is above")
         return json.loads(line)
 
     def close(self):
@@ -156,6 +157,9 @@ def main(argv=None) -> int:
                         got = workers[k].ask("time_track", i)
                         if "cpu" in got:
                             step[k].append(got["cpu"])
+        except RuntimeError as e:
+            print(f"ERROR {e}", file=sys.stderr)
+            return 1
         finally:
             for w in workers:
                 w.close()

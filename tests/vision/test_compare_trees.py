@@ -60,3 +60,11 @@ def test_a_late_import_in_one_tree_does_not_reach_the_other(tmp_path):
     assert p.returncode == 0, p.stderr
     line = next(x for x in p.stdout.splitlines() if "cells read differently" in x)
     assert "probabilities 0, features 0" not in line
+
+
+def test_a_tree_that_cannot_run_is_named_and_the_run_stops(tmp_path):
+    (tmp_path / "vision").mkdir()
+    (tmp_path / "vision" / "__init__.py").write_text("raise ImportError('broken on purpose')\n")
+    p = run(str(tmp_path), "--folder", os.path.join(ROOT, "tests", "data"), "--frames", "1", "--rounds", "1")
+    assert p.returncode == 1
+    assert p.stderr.strip().splitlines()[-1] == f"ERROR the worker for {tmp_path} stopped (exit code 1); its error is above"
