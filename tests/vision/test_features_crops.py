@@ -295,6 +295,16 @@ def test_a_remembered_camera_is_the_camera_of_that_board_only():
     np.testing.assert_array_equal(crops.vertical_displacements(H1, (720, 1280)), expected)
     crops._POSES.clear()
     np.testing.assert_array_equal(crops.vertical_displacements(H1, (720, 1280)), expected)  # afresh: the same
+    calls = []
+    real = crops._guess_pose
+    try:
+        crops._guess_pose = lambda *a: calls.append(1) or real(*a)
+        crops.vertical_displacements(H1, (720, 1280))
+        crops.vertical_displacements(H2, (720, 1280))
+        crops.vertical_displacements(H2, (720, 1280))
+    finally:
+        crops._guess_pose = real
+    assert len(calls) == 1  # H1 was remembered; H2 guessed once, then remembered
     for tilt in range(10, 40, 2):  # never more than a few boards kept
         crops.vertical_displacements(_camera_homography(float(tilt))[0], (720, 1280))
     assert len(crops._POSES) <= crops._POSES_KEPT
