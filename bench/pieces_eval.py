@@ -17,7 +17,8 @@ board; every reading is scored by ``vision.evaluation.score_reading`` and summed
 ``summarize``, as ``quarto-assist evaluate`` does (cells matched to truth by centre, a
 cell more than half a pitch from its true centre is wrong, a board not found counts every
 cell wrong); the figures on the found boards alone are printed too. ``--net FILE`` reads
-with another piece network (e.g. a development run's), ``--by-tilt`` adds the occupancy
+with another piece network (e.g. a development run's), ``--net-weight W`` averages every model's score with the network's logit at weight W
+(1: the network alone, as the per-frame step reads), ``--by-tilt`` adds the occupancy
 of cells behind a tall piece and the figures per camera-tilt band of
 ``vision.evaluation.breakdown``. ``--by-lean`` adds the attributes of every piece read (a
 piece in truth and in the reading at the same cell) per band of its cell's true "lean": the
@@ -481,6 +482,9 @@ def main() -> int:
                     help="piece network file(s) (default: the shipped vision/piece_net.onnx); with several, the "
                          "--test folders are read with each in turn, on the same found boards; A.onnx+B.onnx: "
                          "the two networks' logits averaged (vision.net.PieceNets)")
+    ap.add_argument("--net-weight", type=float, default=None, metavar="W",
+                    help="read with each model's score averaged with the network's logit at weight W "
+                         "(vision.attributes.with_net; 1: the network alone; default: the shipped models' weight)")
     ap.add_argument("--by-tilt", action="store_true", help="also occupancy and cells per camera-tilt band")
     ap.add_argument("--by-lean", action="store_true",
                     help="also the attributes of the pieces read, per band of their cell's true lean")
@@ -523,6 +527,10 @@ def main() -> int:
             models = models_from_dict(json.load(fh)["models"])
     else:
         models = models_from_dict(settings.attributes)
+    if args.net_weight is not None:
+        from vision.attributes import with_net
+
+        models = models_from_dict(with_net({n: m.to_dict() for n, m in models.items()}, args.net_weight))
     for k, net in enumerate(nets if args.test else []):
         if k:
             use_net(net)

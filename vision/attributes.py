@@ -95,7 +95,18 @@ class AttributeModel:
         z = (np.asarray(X, float)[:, idx] - mean) / scale
         if self.base is None:
             return z @ coef + self.intercept
+        if coef[0] == 0.0:
+            # the base has no weight (the built-in reading by the networks alone): its
+            # measurements may not even have been made
+            return z @ coef[1:] + self.intercept
         return coef[0] * self.base.decision(X, feature_names) + z @ coef[1:] + self.intercept
+
+    def uses(self) -> set[str]:
+        """The features this model's score depends on (a base without weight adds none)."""
+        own = set(self.features)
+        if self.base is not None and float(self.coef[0]) != 0.0:
+            own |= self.base.uses()
+        return own
 
     def _arrays(self):
         """A hidden-layer model's numbers as float32 arrays, cached: ``(mean, 1 / scale, W,
@@ -269,6 +280,20 @@ def with_net(models: dict, weight: float = NET_WEIGHT) -> dict:
                      "coef": [round(1.0 - weight, 9), weight], "intercept": 0.0, "base": base,
                      "extra": {"net_weight": weight}}
     return out
+
+
+def network_models() -> dict[str, AttributeModel]:
+    """Models that read every attribute from the piece network's logit alone (feature
+    ``net_<name>``): the per-frame step's reading (``VisionSettings.pieces.step_networks_only``)."""
+    return models_from_dict({n: {"features": [f"net_{n}"], "mean": [0.0], "scale": [1.0], "coef": [1.0],
+                                 "intercept": 0.0} for n in MODEL_NAMES})
+
+
+def networks_only(models: dict[str, AttributeModel]) -> bool:
+    """Whether ``models`` read the pieces from the piece network's logits alone (features
+    ``net_*``), so that the hand-made measurements need not be made
+    (``vision.features.features_from_work(..., only_net=True)``)."""
+    return all(f.startswith("net_") for m in models.values() for f in m.uses())
 
 
 def predict_proba(features: np.ndarray, models: dict[str, AttributeModel]) -> np.ndarray:

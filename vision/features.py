@@ -346,15 +346,21 @@ class _Sampler:
 
 
 def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarray | None = None,
-                       mirror: bool | None = None) -> np.ndarray:
+                       mirror: bool | None = None, only_net: bool = False) -> np.ndarray:
     """:func:`cell_features` on an image already at working scale, ``H`` board -> ``work``
     pixels (``grey``: its grey copy, when the caller has one; ``mirror``: whether the piece
-    network also reads the board mirrored, default ``settings.pieces.mirror_average``).
+    network also reads the board mirrored, default ``settings.pieces.mirror_average``;
+    ``only_net``: only the network's logits, every other column 0, for models that read
+    the networks alone: the hand-made measurements are most of the per-frame cost).
     Returns ``(16, D)``."""
     ps = settings.pieces
     # how far up the picture a unit of height goes at every cell: computed once, used by
     # the local view, the region, the crops and the front weights
     lean = vertical_displacements(H, work.shape)
+    if only_net:
+        out = np.zeros((16, len(FEATURE_NAMES)))
+        _net_logits(out, work, H, lean, ps, mirror)
+        return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)
     view = LocalView(H, work.shape, lean=lean)
     tilt = float(np.median(view.tilt_deg))
     sampler = _Sampler(work)
@@ -511,9 +517,16 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     for name, v in cols.items():
         out[:, FEATURE_INDEX[name]] = v
     k0 = FEATURE_INDEX[CROP_FEATURE_NAMES[0]]
-    vertical = vertical_directions(H, work.shape, lean=lean)
-    crops = cell_crops(work, H, vertical)
+    crops = _net_logits(out, work, H, lean, ps, mirror)
     out[:, k0:k0 + len(CROP_FEATURE_NAMES)] = crop_features(crops, top_down_patches(frame_grey, H))
+    return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)
+
+
+def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirror: bool | None) -> np.ndarray:
+    """The piece network's logits of every cell written into ``out``'s ``net_*`` columns;
+    returns the upright crops it read (``vision.crops.cell_crops``)."""
+    vertical = vertical_directions(H, work.shape, lean=lean)
+    crops = plain = cell_crops(work, H, vertical)
     k1 = FEATURE_INDEX[NET_FEATURE_NAMES[0]]
     net, front = default_net(), front_weights(H, work.shape, lean=lean)
     geometry = None
@@ -529,4 +542,4 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
         # its handedness
         logits = 0.5 * (logits + net.logits(np.ascontiguousarray(crops[:, :, ::-1]), front, geometry))
     out[:, k1:k1 + len(NET_FEATURE_NAMES)] = logits
-    return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)
+    return plain

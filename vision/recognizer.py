@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from vision.assign import assign_pieces, piece_log_likelihood
-from vision.attributes import models_from_dict, predict_proba
+from vision.attributes import models_from_dict, network_models, networks_only, predict_proba
 from vision.board_net import (LOW_MODEL_PATH, MODEL_PATH, TURNED_MODEL_PATH, UNIT_CORNERS, BoardNet, board_hypotheses, explain_score, input_scale,
                               output_to_frame, peaks, refine, sample, zoom_affine)
 from vision.cells import find_blobs
@@ -47,6 +47,10 @@ class Recognizer:
     def __init__(self, settings: VisionSettings | None = None):
         self.settings = settings or VisionSettings()
         self.models = models_from_dict(self.settings.attributes)
+        #: the per-frame step's models: the network's logits alone, or the full models
+        self._step_models = network_models() if self.settings.pieces.step_networks_only else self.models
+        #: whether each set of models needs only the network (then nothing else is measured)
+        self._only_net = (networks_only(self.models), networks_only(self._step_models))
         self._nets: dict[str, BoardNet] = {}  # board networks by file, loaded on first use
 
     # --- full analysis ------------------------------------------------------------------
@@ -446,7 +450,7 @@ class Recognizer:
             reason=HAND if obstructed.any() else "",
         )
         self._read_cells(work, H_work, reading, timings, t, keep=previous if obstructed.any() else None, grey=gray,
-                         mirror=False)
+                         mirror=False, step=True)
         reading.reference = view if not obstructed.any() else reference
         reading.timings = timings
         timings["total"] = sum(timings.values())
@@ -454,11 +458,12 @@ class Recognizer:
 
     # --- shared -------------------------------------------------------------------------
     def _read_cells(self, work, H_work, reading: BoardReading, timings, t, keep: BoardReading | None = None,
-                    grey=None, mirror: bool | None = None):
+                    grey=None, mirror: bool | None = None, step: bool = False):
         st = self.settings
-        feats = features_from_work(work, H_work, st, grey, mirror=mirror)
+        models = self._step_models if step else self.models
+        feats = features_from_work(work, H_work, st, grey, mirror=mirror, only_net=self._only_net[step])
         t = _lap(timings, "features", t)
-        probs = predict_proba(feats, self.models)
+        probs = predict_proba(feats, models)
         occupied = probs[:, 0] > st.pieces.occupied_threshold
         exclude = ()
         if keep is not None:

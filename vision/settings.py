@@ -366,9 +366,14 @@ class PieceSettings:
 
     #: the piece network reads every board twice, as seen and mirrored left-right (a
     #: mirrored scene is as real as the one seen), and its logits are averaged; in the
-    #: full analysis only: the per-frame step reads once (a second reading, ~4 ms, would
-    #: take it over its 33 ms)
+    #: full analysis only: the per-frame step reads once (it feeds the watch's steady window;
+    #: each new piece is named by a full analysis)
     mirror_average: bool = True
+    #: the per-frame step (``Recognizer.track``) reads the pieces from the piece network's
+    #: logits alone, without the hand-made measurements the attribute models also weigh
+    #: (two thirds of the step's cost: 45 -> 15 ms); the full analysis, which the watch asks for
+    #: once per placement to name the new piece, keeps the whole reading
+    step_networks_only: bool = True
 
     #: heights sampled up the piece axis, in pitches
     max_height_pitch: float = 2.2
