@@ -232,6 +232,9 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     merged = dict(vision.attributes)
     merged.update(models)
     vision.attributes = merged
+    # the set's two colours in this light, for the watch, when dark and light split cleanly
+    vision.pieces.set_colours = (set_colours(photos, all_pieces) if report.get("dark", {}).get("clean", False)
+                                 else ())
     profile = Profile(
         vision=vision,
         camera=base.camera,
@@ -242,6 +245,26 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     )
     return Calibration(profile=profile, photos=photos, pieces=all_pieces, probs=all_probs, report=report,
                        warnings=warnings)
+
+
+def set_colours(photos: list[PhotoCheck], pieces: list[list[int]]) -> tuple:
+    """The set's two colours as this camera sees them: the mean Lab body colour
+    (``vision.crops.body_colours``) of the pieces read light and of those read dark over the
+    photos, and the spread within a kind (root mean square distance from the kind's mean
+    over the three channels), as ``VisionSettings.pieces.set_colours``; empty when the
+    photos lack the colours."""
+    from vision.crops import BODY_COLOUR_NAMES
+    from vision.features import FEATURE_INDEX
+
+    k = FEATURE_INDEX[BODY_COLOUR_NAMES[0]]
+    body = np.concatenate([np.asarray(p.features, float)[:, k:k + 3] for p in photos])
+    dark = np.concatenate([[(q & 2) > 0 for q in ps] for ps in pieces])
+    if len(body) != len(dark) or not dark.any() or dark.all() or not np.abs(body).sum():
+        return ()
+    light_mean, dark_mean = body[~dark].mean(0), body[dark].mean(0)
+    resid = np.concatenate([body[~dark] - light_mean, body[dark] - dark_mean])
+    spread = float(np.sqrt((resid ** 2).sum(1).mean() / 3.0))
+    return tuple(round(float(v), 2) for v in (*light_mean, *dark_mean, spread))
 
 
 def _sure_problems(photo: PhotoCheck, probs: np.ndarray, advice: dict) -> list[str]:

@@ -4,7 +4,7 @@ A profile describes one piece set, in one light, seen by one camera::
 
     {
       "format": "quarto-assist-profile",
-      "version": 2,
+      "version": 3,
       "created": "2026-11-30T10:00:00Z",
       "name": "beech-walnut, kitchen lamp",
       "source_images": ["a.jpg", "b.jpg"],
@@ -41,7 +41,10 @@ FORMAT = "quarto-assist-profile"
 #: 1: the first format. 2: attribute models may be *stacked* (a ``"base"`` model plus a
 #: few features, ``vision.attributes.AttributeModel``), which calibration now writes;
 #: a program reading version 1 would take them for corrupt, hence the new number.
-VERSION = 2
+#: 3: vision settings ``pieces.step_networks_only`` and ``pieces.set_colours`` (the set's
+#: two colours, which calibration now writes for the watch); a version-2 reader refuses
+#: unknown settings.
+VERSION = 3
 
 
 def _from_version_1(data: dict) -> dict:
@@ -49,10 +52,16 @@ def _from_version_1(data: dict) -> dict:
     return data
 
 
+def _from_version_2(data: dict) -> dict:
+    """Version 2 -> 3: nothing to change (the new settings take their defaults: no set
+    colours known)."""
+    return data
+
+
 #: old version -> function turning a dict of that version into one of version + 1.
 #: Version 1 is the first published format; older numbers were never written by a
 #: release. Add an entry here with each bump.
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _from_version_1}
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _from_version_1, 2: _from_version_2}
 
 #: A committed profile built from training renders of wooden sets (see docs/calibration.md);
 #: when absent, the built-in default is vision's own default settings.

@@ -136,6 +136,20 @@ def _look(cell: int, probs: list, close) -> np.ndarray:
     return np.mean([p[cell, 1:5] for p in probs], axis=0)
 
 
+def _body_colours(reading, match: np.ndarray) -> np.ndarray | None:
+    """``(16, 3)`` Lab body colours (``vision.crops.BODY_COLOUR_NAMES``) of a reading's
+    cells in the order ``match``, or None when the reading has no such features."""
+    feats = getattr(reading, "features", None)
+    if feats is None:
+        return None
+    from vision.crops import BODY_COLOUR_NAMES
+    from vision.features import FEATURE_INDEX
+
+    k = FEATURE_INDEX[BODY_COLOUR_NAMES[0]]
+    body = np.asarray(feats, float)[match, k:k + 3]
+    return body if np.abs(body).sum() > 0 else None
+
+
 def piece_log_likelihoods(p: np.ndarray) -> np.ndarray:
     """(16,) log-likelihood of each piece from (4,) probabilities of tall, dark, square, hollow."""
     p = np.clip(np.asarray(p, float), 0.02, 0.98)
@@ -161,7 +175,11 @@ class PixelTracker(Tracker):
         #: vision's closer look at a frame (``VisionStep.look_closely``: image -> reading or
         #: None), asked once per placement; None: the steady window's readings only
         self.look = None
-        self._close = None  # (key of the still view, its close look's probabilities)
+        self._close = None  # (key of the still view, its close look's probabilities, body colours)
+        #: the set's two colours learned by calibration (``VisionSettings.pieces.set_colours``:
+        #: light Lab, dark Lab, spread), or empty: then only the game's own colours speak
+        self.set_colours: tuple = ()
+        self._bodies: dict[int, list[np.ndarray]] = {}  # cell -> its piece's body colour at each close look
         self._base_frame: np.ndarray | None = None  # a frame of the board as accepted (the baseline's)
 
     # --- run entries: (t, cells, (signature, probabilities)) ---------------------
@@ -208,7 +226,7 @@ class PixelTracker(Tracker):
 
     def new_game(self) -> None:
         super().new_game()
-        self._probs, self._heights, self._later, self._told = {}, {}, {}, set()
+        self._probs, self._heights, self._later, self._told, self._bodies = {}, {}, {}, set(), {}
         if self._latest is not None:
             self._accept(self._latest)
         self._before = {}
@@ -305,18 +323,26 @@ class PixelTracker(Tracker):
         if self._close is not None and self._close[0] == key:
             return self._close[1]  # a change judged again in the same still view (flagged, say): looked at once
         reading = self.look(self._frame)
-        self._close = (key, self._match_close(reading))
+        self._close = (key,) + self._match_close(reading)
         return self._close[1]
 
-    def _match_close(self, reading) -> np.ndarray | None:
+    def _match_close(self, reading) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """``(probabilities (16, 5), body colours (16, 3) or None)`` of a closer look, in game
+        cell order, or ``(None, None)``."""
         if reading is None or not reading.found or getattr(reading, "probabilities", None) is None:
-            return None
+            return None, None
         seen = np.asarray(reading.cell_centers, float)
         dist = np.linalg.norm(self.centers[:, None] - seen[None], axis=2)
         match = dist.argmin(axis=1)
         if len(set(match.tolist())) < 16 or dist[np.arange(16), match].max() > _spacing(self.centers) / 3:
-            return None
-        return np.asarray(reading.probabilities, float)[match]
+            return None, None
+        return np.asarray(reading.probabilities, float)[match], _body_colours(reading, match)
+
+    def _keep_body(self, cell: int, close) -> None:
+        """Remember the body colour the closer look ``close`` (just taken) saw on ``cell``."""
+        if close is None or self._close is None or self._close[2] is None:
+            return
+        self._bodies.setdefault(cell, []).append(self._close[2][cell])
 
     def _identify(self, cell: int, win, close=None) -> tuple[int | None, int | None, np.ndarray | None]:
         """(piece, cell of the piece on the board it duplicates or None, the (16,)
@@ -327,6 +353,8 @@ class PixelTracker(Tracker):
         probs = [e[2][1] for e in win if e[2][1] is not None]
         if probs or close is not None:
             self._probs[cell] = _look(cell, probs, close)
+            self._bodies.pop(cell, None)
+            self._keep_body(cell, close)
             self._heights[cell] = self._measure(cell)
             ll = self._evidence()[cell]
             if self.given in avail:  # the user said which piece was handed over
@@ -509,6 +537,7 @@ class PixelTracker(Tracker):
         self._later.pop(cell, None)
         self._probs.pop(cell, None)
         self._heights.pop(cell, None)
+        self._bodies.pop(cell, None)
 
     def _measure(self, cell: int):
         """How tall the piece now on ``cell`` stands, from the frame of the board as last
@@ -552,6 +581,10 @@ class PixelTracker(Tracker):
             z = np.mean([_logit(q) for q in [probs] + self._later.get(cell, [])], axis=0)
             z[0] += tall.get(cell, 0.0)
             z[1] += dark.get(cell, 0.0)
+            if self.set_colours and self._bodies.get(cell):
+                from .silhouette import set_colour_log_odds
+
+                z[1] += set_colour_log_odds(np.mean(self._bodies[cell], axis=0), self.set_colours)
             out[cell] = z
         return out
 
@@ -586,6 +619,7 @@ class PixelTracker(Tracker):
         for r in self._probs:
             if r != cell and self.board[r] is not None:
                 self._later.setdefault(r, []).append(_look(r, probs, close))
+                self._keep_body(r, close)
 
     def _first_change(self, cell: int, final: np.ndarray, full: float) -> float:
         """Since when, in the current clear run, the cell has looked as it does now (the

@@ -278,3 +278,16 @@ def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
         llr = (((v - ml) ** 2).sum() - ((v - md) ** 2).sum()) / (2 * var)
         out[c] = float(np.clip(llr, -COLOUR_CAP, COLOUR_CAP))
     return out
+
+
+def set_colour_log_odds(colour, set_colours) -> float:
+    """Log odds that a piece whose body shows the Lab ``colour`` (``vision.crops.body_colours``)
+    is the dark kind, from the set's two colours that calibration learned in this light and
+    from this camera (``set_colours``: light L, a, b, dark L, a, b, and their spread within a
+    kind), capped at ``COLOUR_CAP``. Unlike :func:`dark_log_odds` it speaks from the first
+    piece of a game, before both kinds have been seen."""
+    c = np.asarray(set_colours, float)
+    light, dark, sd = c[0:3], c[3:6], max(float(c[6]), COLOUR_SD)
+    v = np.asarray(colour, float)
+    llr = (((v - light) ** 2).sum() - ((v - dark) ** 2).sum()) / (2 * sd * sd)
+    return float(np.clip(llr, -COLOUR_CAP, COLOUR_CAP))

@@ -108,6 +108,8 @@ def hog(grey: np.ndarray) -> np.ndarray:
     return blocks.reshape(n, -1)
 
 
+#: the body's colour as seen (:func:`body_colours`), features after the network's logits
+BODY_COLOUR_NAMES = ["body_L", "body_a", "body_b"]
 BODY_NAMES = ["L_rel", "a_rel", "b_rel", "L_z", "a_z", "b_z", "L_rank", "top_L_rel", "top_L_z"]
 CROP_FEATURE_NAMES = (
     [f"crop_hog{i}" for i in range(N_HOG)]
@@ -341,13 +343,37 @@ def top_down_patches(image: np.ndarray, H: np.ndarray) -> np.ndarray:
     return out
 
 
+#: the piece's body in an upright crop: middle third across, rows from ~0.6 pitch above the
+#: cell centre down to it
+_BODY_ROWS = (int(round((CROP_ABOVE - 0.6) / (CROP_ABOVE + CROP_BELOW) * CROP_H)),
+              int(round(CROP_ABOVE / (CROP_ABOVE + CROP_BELOW) * CROP_H)))
+
+
+def _lab(crops: np.ndarray) -> np.ndarray:
+    """``(N, CROP_H, CROP_W, 3)`` uint8 BGR crops in CIE Lab (float32: L 0-100)."""
+    return cv2.cvtColor(crops.reshape(-1, CROP_W, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(crops.shape)
+
+
+def _body(lab: np.ndarray) -> np.ndarray:
+    """``(N, 3)``: the median Lab colour of each crop's body region (crops in Lab)."""
+    y0, y1 = _BODY_ROWS
+    return np.median(lab[:, y0:y1, CROP_W // 3: 2 * CROP_W // 3].reshape(len(lab), -1, 3), axis=1)
+
+
+def body_colours(crops: np.ndarray) -> np.ndarray:
+    """``(N, 3)``: the CIE Lab colour of the piece's body in each upright crop, as the camera
+    sees it (not relative to the board's other cells): what calibration learns a set's two
+    colours from and the watch compares a new piece with (``BODY_COLOUR_NAMES``)."""
+    return _body(_lab(crops)).astype(np.float64)
+
+
 def crop_features(crops: np.ndarray, top_down: np.ndarray | None = None) -> np.ndarray:
     """``(16, CROP_H, CROP_W, 3)`` crops of one board (and ``(16, TOP_PX, TOP_PX)``
     top-down patches, :func:`top_down_patches`) -> ``(16, len(CROP_FEATURE_NAMES))``."""
     n = len(crops)
     grey = cv2.cvtColor(crops.reshape(-1, CROP_W, 3), cv2.COLOR_BGR2GRAY).reshape(crops.shape[:3])  # one call for all
     H_ = hog(grey)
-    lab = cv2.cvtColor(crops.reshape(-1, CROP_W, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(crops.shape)
+    lab = _lab(crops)
     L = lab[..., 0]
     grid = L.reshape(n, GRID_H, CROP_H // GRID_H, GRID_W, CROP_W // GRID_W).mean((2, 4)).reshape(n, -1)
     med = np.median(grid, 0)
@@ -355,10 +381,8 @@ def crop_features(crops: np.ndarray, top_down: np.ndarray | None = None) -> np.n
     L_rel = (grid - med) / spread
     sd = grid.std(0) + 0.05 * spread
     L_z = (grid - grid.mean(0)) / sd
-    # the piece's body: middle third across, from the cell centre up ~0.6 pitch
-    y_c = int(round(CROP_ABOVE / (CROP_ABOVE + CROP_BELOW) * CROP_H))
-    y_b = int(round((CROP_ABOVE - 0.6) / (CROP_ABOVE + CROP_BELOW) * CROP_H))
-    body = np.median(lab[:, y_b:y_c, CROP_W // 3: 2 * CROP_W // 3].reshape(n, -1, 3), axis=1)
+    body = _body(lab)
+    y_b = _BODY_ROWS[0]
     y_t = int(round((CROP_ABOVE - 1.3) / (CROP_ABOVE + CROP_BELOW) * CROP_H))
     top = np.median(lab[:, y_t:y_b, CROP_W // 3: 2 * CROP_W // 3, 0].reshape(n, -1), axis=1)
     bmed = np.median(body, 0)

@@ -21,8 +21,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.crops import (CROP_FEATURE_NAMES, cell_crops, cell_geometry, crop_features, crop_stretch, front_weights,
-                          top_down_patches, vertical_directions, vertical_displacements)
+from vision.crops import (BODY_COLOUR_NAMES, CROP_FEATURE_NAMES, body_colours, cell_crops, cell_geometry, crop_features,
+                          crop_stretch, front_weights, top_down_patches, vertical_directions, vertical_displacements)
 from vision.geometry import PITCH, apply_homography, cell_grid, jacobians
 from vision.net import NET_FEATURE_NAMES, default_net
 from vision.lattice import sample
@@ -57,9 +57,11 @@ FEATURE_NAMES = [
     "outline_far_ratio",  # far over near: about 1 for an empty cell, low when occupied
     "colour_split",     # place between this board's two piece colours: -0.5 the lighter, +0.5 the darker
     "colour_split_gap",  # how far apart those two colours are, against their spread
-] + CROP_FEATURE_NAMES + NET_FEATURE_NAMES
+] + CROP_FEATURE_NAMES + NET_FEATURE_NAMES + BODY_COLOUR_NAMES
 # CROP_FEATURE_NAMES: learned-classifier inputs from upright cell crops (vision/crops.py);
-# NET_FEATURE_NAMES: the convolutional piece network's logits on the same crops (vision/net.py)
+# NET_FEATURE_NAMES: the convolutional piece network's logits on the same crops (vision/net.py);
+# BODY_COLOUR_NAMES: the piece body's Lab colour as seen (no built-in model reads it: it is
+# for calibration's set colours and the watch)
 FEATURE_INDEX = {n: i for i, n in enumerate(FEATURE_NAMES)}
 #: changes whenever what a feature measures changes (models and feature caches depend on it)
 FEATURES_VERSION = 4
@@ -519,6 +521,8 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     k0 = FEATURE_INDEX[CROP_FEATURE_NAMES[0]]
     crops = _net_logits(out, work, H, lean, ps, mirror)
     out[:, k0:k0 + len(CROP_FEATURE_NAMES)] = crop_features(crops, top_down_patches(frame_grey, H))
+    k2 = FEATURE_INDEX[BODY_COLOUR_NAMES[0]]
+    out[:, k2:k2 + len(BODY_COLOUR_NAMES)] = body_colours(crops)
     return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)
 
 

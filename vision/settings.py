@@ -374,6 +374,11 @@ class PieceSettings:
     #: (two thirds of the step's cost: 45 -> 15 ms); the full analysis, which the watch asks for
     #: once per placement to name the new piece, keeps the whole reading
     step_networks_only: bool = True
+    #: the set's two colours as the camera sees them, learned by calibration from the
+    #: bodies of its 16 pieces (``vision.crops.body_colours``): light L, a, b, dark L, a, b,
+    #: and the spread within a kind (Lab units); empty when unknown (the built-in profile).
+    #: The watch weighs each new piece's colour against them (``quarto_assist.silhouette``)
+    set_colours: tuple = ()
 
     #: heights sampled up the piece axis, in pitches
     max_height_pitch: float = 2.2

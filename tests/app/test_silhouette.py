@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from quarto_assist.silhouette import Height, measure_height, tall_log_odds
+from quarto_assist.silhouette import Height, measure_height, set_colour_log_odds, tall_log_odds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GAME = os.path.join(ROOT, "samples", "game04.mp4")
@@ -138,3 +138,14 @@ def test_a_game_is_measured_with_the_board_as_first_seen_not_as_vision_follows_i
     placed = {p["cell"]: int(p["piece"], 16) for p in truth["placements"]}
     right = sum((tr.board[c] is not None and tr.board[c] & 1) == (q & 1) for c, q in placed.items())
     assert right >= len(placed) - 1
+
+
+def test_a_calibrated_sets_colours_weigh_a_piece_by_the_nearer_colour():
+    colours = (90.0, 0.0, 2.0, 60.0, 12.0, -10.0, 6.0)  # light, dark, spread
+    assert set_colour_log_odds((62.0, 11.0, -9.0), colours) > 3  # the dark colour
+    assert set_colour_log_odds((88.0, 1.0, 2.0), colours) < -3  # the light one
+    assert abs(set_colour_log_odds((75.0, 6.0, -4.0), colours)) < 0.5  # halfway: says little
+    # never more than the cap, however far; a wide spread within the kinds says less
+    assert set_colour_log_odds((0.0, 40.0, -60.0), colours) == pytest.approx(4.0)
+    wide = colours[:6] + (20.0,)
+    assert 0 < set_colour_log_odds((62.0, 11.0, -9.0), wide) < set_colour_log_odds((62.0, 11.0, -9.0), colours)

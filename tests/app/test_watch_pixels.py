@@ -487,5 +487,44 @@ def test_a_closer_look_that_puts_the_board_elsewhere_is_not_used():
     tr.centers = CENTRES.copy()
     shifted = BoardReading(found=True, cell_centers=CENTRES + 40.0, cells=[None] * 16, confidence=np.ones(16),
                            obstructed=np.zeros(16, bool), probabilities=np.full((16, 5), 0.5))
-    assert tr._match_close(shifted) is None
-    assert tr._match_close(BoardReading.not_found("no board in view")) is None
+    assert tr._match_close(shifted) == (None, None)
+    assert tr._match_close(BoardReading.not_found("no board in view")) == (None, None)
+
+
+def test_a_calibrated_sets_colours_name_the_first_piece_of_a_game():
+    # a pale set: vision reads the game's first piece light (a lone piece has no other to
+    # be darker than), but its body shows the set's darker colour that calibration learned
+    from vision.crops import BODY_COLOUR_NAMES
+    from vision.features import FEATURE_INDEX, FEATURE_NAMES
+
+    k = FEATURE_INDEX[BODY_COLOUR_NAMES[0]]
+
+    def look(image):
+        probs = np.array([probs_for(0x1, 0.85) if i == 9 else probs_for(0, 0.1) for i in range(16)])
+        probs[9, 2] = 0.2  # dark: vision says light
+        feats = np.zeros((16, len(FEATURE_NAMES)))
+        feats[:, k:k + 3] = (80.0, 0.0, 0.0)
+        feats[9, k:k + 3] = (44.0, 6.0, -5.0)  # the piece's body: near the set's dark colour
+        return BoardReading(found=True, cell_centers=CENTRES.copy(), cells=[None] * 16, confidence=np.ones(16),
+                            obstructed=np.zeros(16, bool), probabilities=probs, features=feats)
+
+    def run(colours):
+        tr = PixelTracker(PixelSettings())
+        tr.look = look
+        tr.set_colours = colours
+        vision = NoisyVision(0)
+        b2 = empty()
+        b2[9] = 0x3
+        events, t = [], 0.0
+        for cells, hand, obstructed, seconds in [(empty(), None, False, 2.0), (empty(), [9], True, 1.0),
+                                                 (b2, None, False, 3.0)]:
+            for _ in range(int(seconds * 10)):
+                events += tr.update(t, vision.read(cells, obstructed), frame(cells, hand))
+                t += 0.1
+        (p,) = [e for e in events if e.kind == "placed"]
+        return p.piece
+
+    assert run(()) == 0x1  # the built-in profile: vision alone, light
+    assert run((92.0, 0.0, 1.0, 45.0, 6.0, -5.0, 6.0)) == 0x3  # calibrated: dark
+    # a piece of the light colour stays light
+    assert run((44.0, 6.0, -5.0, 20.0, 2.0, 2.0, 6.0)) == 0x1

@@ -251,3 +251,41 @@ def test_photos_from_a_low_camera_are_named_with_what_to_do():
     low = [w for w in cal.warnings if "camera is low" in w]
     assert len(low) == 1 and low[0].startswith("photo 'p0.jpg': the camera is low (")
     assert "raise it" in low[0] and "p1.jpg" not in low[0]
+
+
+def _with_body_colours(X, pieces, light=(85.0, 2.0, 4.0), dark=(40.0, 10.0, -8.0), rng=None):
+    """``X`` with the pieces' body colours (``vision.crops.BODY_COLOUR_NAMES``): the set's
+    light or dark colour, give or take a few Lab units."""
+    from vision.crops import BODY_COLOUR_NAMES
+
+    rng = rng or np.random.default_rng(1)
+    k = FEATURE_NAMES.index(BODY_COLOUR_NAMES[0])
+    X = X.copy()
+    for i, p in enumerate(pieces):
+        X[i, k:k + 3] = np.array(dark if p & 2 else light) + rng.normal(0, 2.0, 3)
+    return X
+
+
+def test_the_sets_two_colours_are_learned_for_the_watch():
+    rng = np.random.default_rng(0)
+    arrangements = [rng.permutation(16) for _ in range(2)]
+    photos = [_photo(f"p{k}.jpg", _with_body_colours(_features(rng, arr), arr)) for k, arr in enumerate(arrangements)]
+    colours = learn_profile(photos, _base()).profile.vision.pieces.set_colours
+    assert len(colours) == 7
+    assert np.allclose(colours[0:3], (85, 2, 4), atol=2) and np.allclose(colours[3:6], (40, 10, -8), atol=2)
+    assert 1.0 < colours[6] < 3.5  # the spread within a kind
+    # kept in the profile file
+    from calibration.profile import profile_from_dict
+
+    again = profile_from_dict(learn_profile(photos, _base()).profile.to_dict())
+    assert tuple(again.vision.pieces.set_colours) == tuple(colours)
+
+
+def test_no_colours_are_learned_when_dark_and_light_do_not_split_cleanly():
+    rng = np.random.default_rng(3)
+    arrangements = [rng.permutation(16) for _ in range(2)]
+    photos = [_photo(f"p{k}.jpg", _with_body_colours(_features(rng, arr, spread={"dark": 1.5}), arr))
+              for k, arr in enumerate(arrangements)]
+    cal = learn_profile(photos, _base())
+    assert not cal.report["dark"]["clean"]
+    assert cal.profile.vision.pieces.set_colours == ()

@@ -137,7 +137,18 @@ def test_a_version_1_profile_still_loads_and_is_saved_as_the_current_version(tmp
     q = load_profile(path)
     assert q.vision.to_dict() == p.vision.to_dict() and q.name == "beech set"
     save_profile(q, tmp_path / "new.json")
-    assert json.loads((tmp_path / "new.json").read_text())["version"] == VERSION == 2
+    assert json.loads((tmp_path / "new.json").read_text())["version"] == VERSION == 3
+
+
+def test_a_version_2_profile_without_the_newer_settings_loads_with_their_defaults(tmp_path):
+    data = _profile_with_camera().to_dict()
+    data["version"] = 2
+    for key in ("step_networks_only", "set_colours"):  # settings version 3 added
+        del data["vision"]["pieces"][key]
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(data))
+    q = load_profile(path)
+    assert q.vision.pieces.set_colours == () and q.vision.pieces.step_networks_only
 
 
 def test_a_calibrated_profile_with_stacked_models_round_trips(tmp_path):
