@@ -96,8 +96,8 @@ class AttributeModel:
         if self.base is None:
             return z @ coef + self.intercept
         if coef[0] == 0.0:
-            # the base has no weight (the built-in reading by the networks alone): its
-            # measurements may not even have been made
+            # the base has no weight (a stack at network weight 1, the network alone:
+            # ``bench/pieces_eval.py --net-weight 1``): its measurements need not be made
             return z @ coef[1:] + self.intercept
         return coef[0] * self.base.decision(X, feature_names) + z @ coef[1:] + self.intercept
 
