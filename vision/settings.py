@@ -494,6 +494,10 @@ class VisionSettings:
                 continue
             sub_cls = type(getattr(cls(), key)) if key != "attributes" else None
             kwargs[key] = _sub_from_dict(sub_cls, key, value)
+        colours = getattr(kwargs.get("pieces"), "set_colours", ())
+        if len(colours) not in (0, 7):
+            raise SettingsError(f"bad value for vision setting pieces.set_colours: {list(colours)!r:.80} "
+                                "(expected 7 numbers: light L, a, b, dark L, a, b, spread; or none)")
         return cls(**kwargs)
 
     @classmethod

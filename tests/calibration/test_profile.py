@@ -173,3 +173,12 @@ def test_a_saved_profile_gets_ordinary_file_permissions(tmp_path):
     finally:
         os.umask(umask)
     assert (tmp_path / "p.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_profile_with_a_broken_set_colours_is_refused_by_name(tmp_path):
+    data = _profile_with_camera().to_dict()
+    data["vision"]["pieces"]["set_colours"] = [90.0, 0.0, 2.0]
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ProfileError, match="set_colours"):
+        load_profile(path)
