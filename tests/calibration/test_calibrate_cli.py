@@ -138,7 +138,7 @@ def test_success_path_writes_profile_and_sheet_that_analyze_accepts(tmp_path, ca
     import vision
     import vision.attributes
     import vision.features
-    from test_learn import _FixedRecognizer, _features, _reading
+    from test_learn import _FixedRecognizer, _features, _reading, _with_body_colours
 
     def primary_models():
         models = vision.attributes._hand_set_models()
@@ -157,7 +157,7 @@ def test_success_path_writes_profile_and_sheet_that_analyze_accepts(tmp_path, ca
         image[0, 0] = k  # tells the stub which photo it measures
         cv2.imwrite(str(path), image)
         photos.append(str(path))
-    features = [_features(rng, arr) for arr in arrangements]
+    features = [_with_body_colours(_features(rng, arr), arr) for arr in arrangements]
     monkeypatch.setattr(vision, "Recognizer", lambda settings: _FixedRecognizer(_reading(16)))
     monkeypatch.setattr(vision.features, "cell_features", lambda image, reading, settings: features[int(image[0, 0, 0])])
     out = tmp_path / "set.json"
@@ -165,6 +165,8 @@ def test_success_path_writes_profile_and_sheet_that_analyze_accepts(tmp_path, ca
     assert main(["calibrate", *photos, "--out", str(out), "--sheet", str(tmp_path / "pieces.png")]) == 0
     captured = capsys.readouterr()
     assert f"wrote {out}" in captured.out and "separation" in captured.out
+    # what the watch gets: the set's two colours, said in words a user can check
+    assert "the set's two colours, for watch: light L* 85" in captured.out and "dark L* 40" in captured.out
     assert "[2/2]" in captured.err and "WARNING" not in captured.err
     profile = load_profile(out)
     assert profile.source_images == photos and not profile.warnings
