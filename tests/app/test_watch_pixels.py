@@ -466,20 +466,25 @@ def test_the_new_piece_is_named_by_visions_closer_look_once_per_placement():
     def run(with_look):
         tr = PixelTracker(PixelSettings())
         tr.look = look if with_look else None
-        vision = Vision(0)
-        b2 = empty()
-        b2[9] = 0xE
-        events, t = [], 0.0
-        for cells, hand, obstructed, seconds in [(empty(), None, False, 2.0), (empty(), [9], True, 1.0),
-                                                 (b2, None, False, 3.0)]:
-            for _ in range(int(seconds * 10)):
-                events += tr.update(t, vision.read(cells, obstructed), frame(cells, hand))
-                t += 0.1
-        (p,) = [e for e in events if e.kind == "placed"]
-        return p.piece
+        return _piece_named_on_9(tr, Vision(0), 0xE)
 
     assert run(False) == 0x6
     assert run(True) == 0xE and len(looks) == 1
+
+
+def _piece_named_on_9(tr, vision, piece) -> int:
+    """The piece ``tr`` names when ``piece`` is set down on cell 9 of an empty board (a
+    hand over the cell for a second), ``vision`` reading every frame."""
+    b2 = empty()
+    b2[9] = piece
+    events, t = [], 0.0
+    for cells, hand, obstructed, seconds in [(empty(), None, False, 2.0), (empty(), [9], True, 1.0),
+                                             (b2, None, False, 3.0)]:
+        for _ in range(int(seconds * 10)):
+            events += tr.update(t, vision.read(cells, obstructed), frame(cells, hand))
+            t += 0.1
+    (p,) = [e for e in events if e.kind == "placed"]
+    return p.piece
 
 
 def test_a_closer_look_that_puts_the_board_elsewhere_is_not_used():
@@ -512,17 +517,7 @@ def test_a_calibrated_sets_colours_name_the_first_piece_of_a_game():
         tr = PixelTracker(PixelSettings())
         tr.look = look
         tr.set_colours = colours
-        vision = NoisyVision(0)
-        b2 = empty()
-        b2[9] = 0x3
-        events, t = [], 0.0
-        for cells, hand, obstructed, seconds in [(empty(), None, False, 2.0), (empty(), [9], True, 1.0),
-                                                 (b2, None, False, 3.0)]:
-            for _ in range(int(seconds * 10)):
-                events += tr.update(t, vision.read(cells, obstructed), frame(cells, hand))
-                t += 0.1
-        (p,) = [e for e in events if e.kind == "placed"]
-        return p.piece
+        return _piece_named_on_9(tr, NoisyVision(0), 0x3)
 
     assert run(()) == 0x1  # the built-in profile: vision alone, light
     assert run((92.0, 0.0, 1.0, 45.0, 6.0, -5.0, 6.0)) == 0x3  # calibrated: dark
