@@ -1,12 +1,15 @@
 """Follow every rendered game video with truth and score it (quarto_assist.scoring).
 
     python bench/watch_eval.py [VIDEO_OR_FOLDER ...] [--grace S] [--profile FILE] [--size WxH] [-v]
+                               [--json OUT] [--compare BASE]
 
 Default: samples/*.mp4 and data/renders/**/*.mp4 that have a <name>.json beside them.
 Prints one row per video (placements found / invented, unclaimed Quartos announced and
 their delay after settled + grace, flags raised, which are false alarms in these fairly played
 games, fps), the lines shown as unsure instead of announced, and a total; ``-v`` adds each
-announcement with the probability the camera gives it, and what went wrong. ``--size WxH`` watches each video scaled to another resolution (its
+announcement with the probability the camera gives it, and what went wrong. ``--json OUT``
+keeps each video's figures; ``--compare BASE`` (such a file from an earlier run, e.g. of the
+code before a change) then says, per video, every figure that changed. ``--size WxH`` watches each video scaled to another resolution (its
 truth scaled alike; written to a temporary file first): the same games from another camera.
 """
 
@@ -92,6 +95,9 @@ def main(argv=None) -> int:
     ap.add_argument("--profile")
     ap.add_argument("--sure", type=float, help="watch's --sure (default: watch's own)")
     ap.add_argument("--verbose", "-v", action="store_true")
+    ap.add_argument("--json", metavar="OUT", help="also write each video's figures to OUT (JSON), for --compare")
+    ap.add_argument("--compare", metavar="BASE",
+                    help="a --json file of an earlier run: print, per video, every figure that changed since")
     ap.add_argument("--size", type=_size, metavar="WxH",
                     help="watch each video scaled to this size (its truth scaled alike), e.g. 1920x1080: "
                          "the same games from a camera of another resolution")
@@ -100,6 +106,15 @@ def main(argv=None) -> int:
     if not vids:
         print("no game videos with truth found (samples/*.mp4, data/renders/**/*.mp4)")
         return 1
+    base = None
+    if args.compare:
+        try:
+            with open(args.compare, encoding="utf-8") as f:
+                base = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"ERROR cannot read --compare file {args.compare!r}: {e}", file=sys.stderr)
+            return 2
+    rows: dict[str, dict] = {}
     tot = dict(p=0, f=0, loc=0, fr=0, i=0, l=0, a=0, fq=0)
     delays = []
     flags: dict[str, int] = {}
@@ -145,6 +160,10 @@ def main(argv=None) -> int:
                           f"p={e.get('confidence', 1.0):.2f}")
             for prob in s.problems:
                 print(f"    {prob}")
+        rows[os.path.relpath(v, ROOT)] = {
+            "placements": s.placements, "named when placed": s.found, "at the right cell and time": s.located,
+            "named after re-reading": s.final_right, "invented": s.invented, "Quartos": s.lines,
+            "Quartos announced": s.announced, "false Quartos": s.false_quartos, "flags": sum(s.flags.values())}
         tot["p"] += s.placements; tot["f"] += s.found; tot["loc"] += s.located; tot["fr"] += s.final_right; tot["i"] += s.invented
         tot["l"] += s.lines; tot["a"] += s.announced; tot["fq"] += s.false_quartos
         for k, n in s.flags.items():
@@ -154,7 +173,32 @@ def main(argv=None) -> int:
           f"{tot['i']} invented; unclaimed Quartos "
           f"{tot['a']}/{tot['l']} announced within 1.5 s, {tot['fq']} false; {_flags(flags)}"
           + (f"; worst delay {max(delays):+.2f} s" if delays else ""))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(rows, f, indent=1)
+    if base is not None:
+        print(compare(base, rows))
     return 0
+
+
+def compare(base: dict, rows: dict) -> str:
+    """Lines saying, per video in both runs, each figure that changed (``rows`` and
+    ``base``: video -> figures, as ``--json`` writes them), and the totals' changes."""
+    out = []
+    both = [v for v in rows if v in base]
+    for v in both:
+        moved = [f"{k} {base[v][k]} -> {n}" for k, n in rows[v].items() if k in base[v] and base[v][k] != n]
+        if moved:
+            out.append(f"  {v}: " + ", ".join(moved))
+    keys = [k for k in next(iter(rows.values()), {}) if all(k in base[v] for v in both)]
+    totals = [f"{k} {sum(base[v][k] for v in both)} -> {sum(rows[v][k] for v in both)}" for k in keys
+              if sum(base[v][k] for v in both) != sum(rows[v][k] for v in both)]
+    head = f"COMPARED with the earlier run on {len(both)} video(s): "
+    head += ("every figure the same" if not out else "totals " + (", ".join(totals) or "the same"))
+    missing = [v for v in rows if v not in base]
+    if missing:
+        head += f" ({len(missing)} video(s) not in the earlier run: {', '.join(missing)})"
+    return "\n".join([head] + out)
 
 
 if __name__ == "__main__":
