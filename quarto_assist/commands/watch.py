@@ -116,6 +116,12 @@ def run(args) -> int:
     coach = Coach(args.coach_time) if args.coach else None
     print(f"watching {source.name}; game record: {record}" + (f"; events: {args.events}" if args.events else ""),
           flush=True)
+    if args.profile:
+        colours = tuple(getattr(getattr(getattr(profile, "vision", None), "pieces", None), "set_colours", ()) or ())
+        print(f"profile {args.profile}: " + (
+            f"the set's two colours known (light L* {colours[0]:.0f}, dark L* {colours[3]:.0f}): "
+            "each new piece's colour is weighed against them" if len(colours) == 7 else
+            "no set colours in it: dark and light are told apart as the game shows them"), flush=True)
     watcher = Watcher(source, VisionStep(recognizer, profile, every=args.vision_every), speaker, log, opts, clock=clock, game=game,
                       window=window, coach=coach)
     def stop(signum, frame):  # a polite kill ends the game like 'q': record saved, pending call made

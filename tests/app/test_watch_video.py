@@ -115,6 +115,21 @@ def test_watch_command_on_a_video_file_announces_the_missed_quarto(tmp_path, col
     assert "# watch: placed d4" in record.read_text()
 
 
+def test_watch_says_whether_the_profile_knows_the_sets_colours(tmp_path, monkeypatch, capsys):
+    from calibration.profile import default_profile
+
+    video = tmp_path / "game.avi"
+    write_game(video)
+    for colours, said in [((90.0, 0.0, 2.0, 40.0, 8.0, -6.0, 5.0), "the set's two colours known (light L* 90, dark L* 40)"),
+                          ((), "no set colours in it")]:
+        profile = default_profile()
+        profile.vision.pieces.set_colours = colours
+        monkeypatch.setattr(watch_cmd, "build_recognizer", lambda path, p=profile: (ColourVision(), p))
+        assert cli.main(["watch", str(video), "--no-window", "--no-speech", "--profile", "my-set.json",
+                         "--record", str(tmp_path / "game.txt")]) == 0
+        assert f"profile my-set.json: {said}" in capsys.readouterr().out
+
+
 def test_a_replay_gives_the_same_events_however_fast_it_runs(tmp_path, colour_vision):
     video = tmp_path / "game.avi"
     write_game(video)
