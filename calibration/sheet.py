@@ -1,8 +1,10 @@
 """The picture a user checks after calibration: the 16 pieces as recognised, with attributes.
 
-Top: one tile per piece 0-F (cut from the first photo), its digit and four attribute
-words, framed green when every attribute was read with confidence, orange when one was
-close to the boundary. Below: each photo, shrunk, with the digit read on every cell.
+Top: the separations and, at the right, the set's two colours learned for the watch (two
+swatches, when learned). Then one tile per piece 0-F (cut from the first photo), its digit
+and four attribute words, framed green when every attribute was read with confidence,
+orange when one was close to the boundary. Below: each photo, shrunk, with the digit read
+on every cell.
 """
 
 from __future__ import annotations
@@ -97,8 +99,29 @@ def render_sheet(cal: Calibration, photo_width: int = 600) -> np.ndarray:
     text = "; ".join(f"{k}: {', '.join(v)}" for k, v in groups.items() if k)
     if text:
         cv2.putText(header, f"models {text}", (8, 44), cv2.FONT_HERSHEY_SIMPLEX, 0.45, BLACK, 1, cv2.LINE_AA)
+    _colour_swatches(header, tuple(cal.profile.vision.pieces.set_colours))
     rows = [header, _pad(tiles, width)] + [_pad(p, width) for p in panels]
     return np.concatenate(rows, axis=0)
+
+
+def lab_to_bgr(lab) -> tuple[int, int, int]:
+    """A CIE Lab colour (L 0-100) as an 8-bit BGR triple."""
+    px = np.array([[lab]], np.float32)
+    bgr = cv2.cvtColor(px, cv2.COLOR_Lab2BGR)[0, 0]
+    return tuple(int(v) for v in np.clip(np.round(bgr * 255.0), 0, 255))
+
+
+def _colour_swatches(header: np.ndarray, colours: tuple) -> None:
+    """The set's two colours learned for the watch (``pieces.set_colours``), drawn at the
+    header's right end as two labelled swatches; nothing when none were learned."""
+    if len(colours) != 7:
+        return
+    x = header.shape[1] - 150
+    for k, (label, lab) in enumerate((("light", colours[0:3]), ("dark", colours[3:6]))):
+        x0 = x + k * 75
+        cv2.rectangle(header, (x0, 6), (x0 + 30, 30), lab_to_bgr(lab), -1)
+        cv2.rectangle(header, (x0, 6), (x0 + 30, 30), BLACK, 1)
+        cv2.putText(header, label, (x0 + 34, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.45, BLACK, 1, cv2.LINE_AA)
 
 
 def _pad(img: np.ndarray, width: int) -> np.ndarray:

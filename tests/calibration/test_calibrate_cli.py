@@ -172,6 +172,13 @@ def test_success_path_writes_profile_and_sheet_that_analyze_accepts(tmp_path, ca
     assert profile.source_images == photos and not profile.warnings
     sheet = cv2.imread(str(tmp_path / "pieces.png"))
     assert sheet is not None and sheet.shape[1] == 600 and sheet.shape[0] > 760
+    # the set's two colours shown on the sheet: a light swatch and a darker one at the header's right
+    from calibration.sheet import lab_to_bgr
+
+    colours = profile.vision.pieces.set_colours
+    light, dark = sheet[18, 465].astype(int), sheet[18, 540].astype(int)
+    assert np.abs(light - lab_to_bgr(colours[0:3])).max() <= 2 and np.abs(dark - lab_to_bgr(colours[3:6])).max() <= 2
+    assert light.sum() > dark.sum() + 200
     monkeypatch.undo()
     assert main(["analyze", photos[0], "--profile", str(out), "--json"]) in (0, 3)
     assert json.loads(capsys.readouterr().out)["board_found"] in (True, False)
