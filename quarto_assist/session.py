@@ -47,6 +47,8 @@ DOUBT = 0.6
 #: (once) what the camera should show
 NO_BOARD_NOTE = 5.0
 NO_BOARD_ADVICE = "show the whole board, from 30-50 degrees above the table, in even light"
+#: pieces placed, all read as one colour, after which the watch advises calibrating the set
+SAME_COLOUR_ADVICE = 6
 
 
 class ResumeMismatch(ValueError):
@@ -151,6 +153,7 @@ class Watcher:
         self._first_t: float | None = None
         self._noboard_noted = False
         self._view_checked = False
+        self._colours_advised = False  # the advice to calibrate a set whose colours look alike: once a game
         self._doubt_key = None  # what view.doubtful was computed for (see _update_doubt)
         self._coach_turn = None
         self._flag_said: float | None = None
@@ -457,6 +460,7 @@ class Watcher:
             n = int(m.group(2)) + 1 if m else 2
             self.opt.record_path = f"{m.group(1) if m else base}-game{n}{ext}"
         self.game = WatchedGame(variant=self.opt.variant)
+        self._colours_advised = False
         self.tracker.new_game()
         self.referee = self._referee(None)
         self.view.last_cell = None
@@ -517,11 +521,30 @@ class Watcher:
             fields["unsure"] = unsure
         self.log.emit(ev.t, "placed", **fields, position=self._position())
         self._note(now, self.phrases.say("placed", piece=piece, symbol=piece_symbol(piece)))
+        self._colour_advice(ev.t, now)
         # the grace period counts from a little after the piece was first seen still: the
         # placing hand may linger near the board a moment longer than the picture shows
         for r in self.referee.placed(now, cell, piece, settled_t=ev.t + self.opt.grace_slack):
             self._on_ruling(r)
         self._ask_give(now)
+
+    def _colour_advice(self, t: float, now: float) -> None:
+        """Once a game, when the first ``SAME_COLOUR_ADVICE`` pieces or more all read as one
+        colour and the profile does not know the set's two colours: a set has eight of each,
+        so that happens by chance in about one game in 140 (``2 * C(8, 6) / C(16, 6)``), and
+        far more often when the camera cannot tell the set's two colours apart (a white and
+        a pale pink set, say). Says what would help: calibrating the set."""
+        if self._colours_advised or getattr(self.tracker, "set_colours", ()):
+            return
+        pieces = [p for p in self.game.board() if p is not None]
+        if len(pieces) < SAME_COLOUR_ADVICE or len({p & 2 for p in pieces}) != 1:
+            return
+        self._colours_advised = True
+        kind = "dark" if pieces[0] & 2 else "light"
+        text = (f"every piece so far reads {kind}; a set has eight of each: if its two colours look alike from "
+                "here, calibrate it (quarto-assist calibrate) and watch with --profile")
+        self.log.emit(t, "advice", kind="calibrate_colours", text=text)
+        self._note(now, text)
 
     def _reread(self, ev: TrackEvent, now: float) -> None:
         """Pieces placed earlier were read again together with the new one (all pieces

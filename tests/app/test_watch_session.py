@@ -412,3 +412,21 @@ def test_a_camera_that_sees_the_board_from_the_side_gets_no_advice(tmp_path):
     src.image = np.zeros((720, 1280, 3), np.uint8)
     w, speaker, evs, lines = watch(s, tmp_path, source=src)
     assert not of(evs, "view_advice") and of(evs, "quarto")
+
+
+def test_a_game_whose_pieces_all_read_light_gets_the_advice_to_calibrate_once(tmp_path):
+    # six light pieces in a row (a set has eight of each): the camera probably cannot tell
+    # the set's two colours apart; the watch says what would help, once, and plays on
+    light = [(0, "0"), (1, "1"), (2, "4"), (3, "5"), (4, "8"), (5, "9"), (6, "C")]
+    w, speaker, evs, lines = watch(game_script(moves=light), tmp_path)
+    assert len(of(evs, "placed")) == 7
+    (a,) = of(evs, "advice")
+    assert a["kind"] == "calibrate_colours" and "quarto-assist calibrate" in a["text"]
+    placed_t = [e["t"] for e in of(evs, "placed")]
+    assert placed_t[5] <= a["t"] < placed_t[6]  # at the sixth piece
+    assert sum("every piece so far reads light" in ln for ln in lines) == 1
+
+
+def test_a_game_with_both_colours_gets_no_advice_to_calibrate(tmp_path):
+    w, speaker, evs, lines = watch(game_script(), tmp_path)  # MOVES: light and dark pieces
+    assert of(evs, "advice") == []
