@@ -249,7 +249,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
 
 def set_colours(photos: list[PhotoCheck], pieces: list[list[int]]) -> tuple:
     """The set's two colours as this camera sees them: the mean Lab body colour
-    (``vision.crops.body_colours``) of the pieces read light and of those read dark over the
+    (``vision.crops.BODY_COLOUR_NAMES``) of the pieces read light and of those read dark over the
     photos, and the spread within a kind (root mean square distance from the kind's mean
     over the three channels), as ``VisionSettings.pieces.set_colours``; empty when the
     photos lack the colours."""

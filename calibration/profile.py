@@ -72,6 +72,14 @@ class ProfileError(ValueError):
     """A profile file that cannot be used; the message names the file and the problem."""
 
 
+def set_colours(profile) -> tuple:
+    """The set's two colours a profile holds for the watch (``vision.pieces.set_colours``:
+    light L, a, b, dark L, a, b, spread), or ``()`` when it holds none or there is no
+    profile."""
+    colours = tuple(getattr(getattr(getattr(profile, "vision", None), "pieces", None), "set_colours", ()) or ())
+    return colours if len(colours) == 7 else ()
+
+
 def _vision_settings_class():
     from vision.settings import VisionSettings  # calibration sits above vision
 

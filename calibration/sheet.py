@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from .learn import ATTRIBUTES, OPPOSITE, UNSURE, Calibration
+from .profile import set_colours
 
 TILE_W, TILE_H = 150, 190
 CROP_H = 140
@@ -99,7 +100,7 @@ def render_sheet(cal: Calibration, photo_width: int = 600) -> np.ndarray:
     text = "; ".join(f"{k}: {', '.join(v)}" for k, v in groups.items() if k)
     if text:
         cv2.putText(header, f"models {text}", (8, 44), cv2.FONT_HERSHEY_SIMPLEX, 0.45, BLACK, 1, cv2.LINE_AA)
-    _colour_swatches(header, tuple(cal.profile.vision.pieces.set_colours))
+    _colour_swatches(header, set_colours(cal.profile))
     rows = [header, _pad(tiles, width)] + [_pad(p, width) for p in panels]
     return np.concatenate(rows, axis=0)
 
@@ -114,7 +115,7 @@ def lab_to_bgr(lab) -> tuple[int, int, int]:
 def _colour_swatches(header: np.ndarray, colours: tuple) -> None:
     """The set's two colours learned for the watch (``pieces.set_colours``), drawn at the
     header's right end as two labelled swatches; nothing when none were learned."""
-    if len(colours) != 7:
+    if not colours:
         return
     x = header.shape[1] - 150
     for k, (label, lab) in enumerate((("light", colours[0:3]), ("dark", colours[3:6]))):

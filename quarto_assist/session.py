@@ -139,9 +139,9 @@ class Watcher:
             self.tracker.look = getattr(step, "look_closely", None)
             # a calibrated profile knows the set's two colours in this light: the watch
             # weighs each new piece's colour against them from the first piece on
-            pieces = getattr(getattr(getattr(step, "profile", None), "vision", None), "pieces", None)
-            colours = tuple(getattr(pieces, "set_colours", ()) or ())
-            self.tracker.set_colours = colours if len(colours) == 7 else ()
+            from calibration.profile import set_colours
+
+            self.tracker.set_colours = set_colours(getattr(step, "profile", None))
         self.referee = self._referee(self.game.board())
         if self.game.ended:
             self.referee.over = True

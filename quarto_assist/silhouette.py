@@ -281,7 +281,7 @@ def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
 
 
 def set_colour_log_odds(colour, set_colours) -> float:
-    """Log odds that a piece whose body shows the Lab ``colour`` (``vision.crops.body_colours``)
+    """Log odds that a piece whose body shows the Lab ``colour`` (``vision.crops.BODY_COLOUR_NAMES``)
     is the dark kind, from the set's two colours that calibration learned in this light and
     from this camera (``set_colours``: light L, a, b, dark L, a, b, and their spread within a
     kind), capped at ``COLOUR_CAP``. Unlike :func:`dark_log_odds` it speaks from the first

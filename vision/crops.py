@@ -108,7 +108,7 @@ def hog(grey: np.ndarray) -> np.ndarray:
     return blocks.reshape(n, -1)
 
 
-#: the body's colour as seen (:func:`body_colours`), features after the network's logits
+#: the body's colour as seen (:func:`crop_features`), features after the network's logits
 BODY_COLOUR_NAMES = ["body_L", "body_a", "body_b"]
 BODY_NAMES = ["L_rel", "a_rel", "b_rel", "L_z", "a_z", "b_z", "L_rank", "top_L_rel", "top_L_z"]
 CROP_FEATURE_NAMES = (
@@ -360,16 +360,12 @@ def _body(lab: np.ndarray) -> np.ndarray:
     return np.median(lab[:, y0:y1, CROP_W // 3: 2 * CROP_W // 3].reshape(len(lab), -1, 3), axis=1)
 
 
-def body_colours(crops: np.ndarray) -> np.ndarray:
-    """``(N, 3)``: the CIE Lab colour of the piece's body in each upright crop, as the camera
-    sees it (not relative to the board's other cells): what calibration learns a set's two
-    colours from and the watch compares a new piece with (``BODY_COLOUR_NAMES``)."""
-    return _body(_lab(crops)).astype(np.float64)
-
-
-def crop_features(crops: np.ndarray, top_down: np.ndarray | None = None) -> np.ndarray:
+def crop_features(crops: np.ndarray, top_down: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(16, CROP_H, CROP_W, 3)`` crops of one board (and ``(16, TOP_PX, TOP_PX)``
-    top-down patches, :func:`top_down_patches`) -> ``(16, len(CROP_FEATURE_NAMES))``."""
+    top-down patches, :func:`top_down_patches`) -> ``(16, len(CROP_FEATURE_NAMES))``
+    features, and ``(16, 3)`` the CIE Lab colour of each piece's body as the camera sees it
+    (not relative to the board's other cells: ``BODY_COLOUR_NAMES``, what calibration learns
+    a set's two colours from and the watch compares a new piece with)."""
     n = len(crops)
     grey = cv2.cvtColor(crops.reshape(-1, CROP_W, 3), cv2.COLOR_BGR2GRAY).reshape(crops.shape[:3])  # one call for all
     H_ = hog(grey)
@@ -394,4 +390,4 @@ def crop_features(crops: np.ndarray, top_down: np.ndarray | None = None) -> np.n
     extra = np.c_[body_rel, body_z, rank, top_rel, top_z]
     T = hog(top_down) if top_down is not None else np.zeros((n, N_TOP))
     out = np.hstack([H_, H_ - np.median(H_, 0), T, T - np.median(T, 0), L_rel, L_z, extra])
-    return np.nan_to_num(out.astype(np.float64), nan=0.0, posinf=0.0, neginf=0.0)
+    return np.nan_to_num(out.astype(np.float64), nan=0.0, posinf=0.0, neginf=0.0), body.astype(np.float64)

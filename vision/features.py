@@ -21,7 +21,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.crops import (BODY_COLOUR_NAMES, CROP_FEATURE_NAMES, body_colours, cell_crops, cell_geometry, crop_features,
+from vision.crops import (BODY_COLOUR_NAMES, CROP_FEATURE_NAMES, cell_crops, cell_geometry, crop_features,
                           crop_stretch, front_weights, top_down_patches, vertical_directions, vertical_displacements)
 from vision.geometry import PITCH, apply_homography, cell_grid, jacobians
 from vision.net import NET_FEATURE_NAMES, default_net
@@ -520,9 +520,9 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
         out[:, FEATURE_INDEX[name]] = v
     k0 = FEATURE_INDEX[CROP_FEATURE_NAMES[0]]
     crops = _net_logits(out, work, H, lean, ps, mirror)
-    out[:, k0:k0 + len(CROP_FEATURE_NAMES)] = crop_features(crops, top_down_patches(frame_grey, H))
     k2 = FEATURE_INDEX[BODY_COLOUR_NAMES[0]]
-    out[:, k2:k2 + len(BODY_COLOUR_NAMES)] = body_colours(crops)
+    out[:, k0:k0 + len(CROP_FEATURE_NAMES)], out[:, k2:k2 + len(BODY_COLOUR_NAMES)] = crop_features(
+        crops, top_down_patches(frame_grey, H))
     return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)
 
 

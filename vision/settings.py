@@ -375,7 +375,7 @@ class PieceSettings:
     #: once per placement to name the new piece, keeps the whole reading
     step_networks_only: bool = True
     #: the set's two colours as the camera sees them, learned by calibration from the
-    #: bodies of its 16 pieces (``vision.crops.body_colours``): light L, a, b, dark L, a, b,
+    #: bodies of its 16 pieces (``vision.crops.BODY_COLOUR_NAMES``): light L, a, b, dark L, a, b,
     #: and the spread within a kind (Lab units); empty when unknown (the built-in profile).
     #: The watch weighs each new piece's colour against them (``quarto_assist.silhouette``)
     set_colours: tuple = ()

@@ -83,8 +83,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {out} from {used} photo{'s' if used > 1 else ''} in "
           f"{time.perf_counter() - started:.1f} s; separation (d'): {seps}")
     print(f"wrote {sheet}: check that every piece shows the right attributes")
-    colours = tuple(cal.profile.vision.pieces.set_colours)
-    if len(colours) == 7:
+    from calibration.profile import set_colours
+
+    colours = set_colours(cal.profile)
+    if colours:
         print(f"the set's two colours, for watch: light L* {colours[0]:.0f} a* {colours[1]:.0f} b* {colours[2]:.0f}, "
               f"dark L* {colours[3]:.0f} a* {colours[4]:.0f} b* {colours[5]:.0f} (spread {colours[6]:.1f})")
     else:

@@ -117,10 +117,12 @@ def run(args) -> int:
     print(f"watching {source.name}; game record: {record}" + (f"; events: {args.events}" if args.events else ""),
           flush=True)
     if args.profile:
-        colours = tuple(getattr(getattr(getattr(profile, "vision", None), "pieces", None), "set_colours", ()) or ())
+        from calibration.profile import set_colours
+
+        colours = set_colours(profile)
         print(f"profile {args.profile}: " + (
             f"the set's two colours known (light L* {colours[0]:.0f}, dark L* {colours[3]:.0f}): "
-            "each new piece's colour is weighed against them" if len(colours) == 7 else
+            "each new piece's colour is weighed against them" if colours else
             "no set colours in it: dark and light are told apart as the game shows them"), flush=True)
     watcher = Watcher(source, VisionStep(recognizer, profile, every=args.vision_every), speaker, log, opts, clock=clock, game=game,
                       window=window, coach=coach)
