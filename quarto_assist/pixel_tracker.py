@@ -429,14 +429,18 @@ class PixelTracker(Tracker):
                     # back, the front one is the piece's when the picture changed where its foot
                     # would stand, or vision sees it taken clearly more often
                     c, second = second, c
-                if empty_share[second] >= s.shadow_empty:
-                    second = None
-            if second is not None and self.centers is not None:
-                # the cell just behind a new piece, where it rises in the picture, is partly
-                # hidden by it: vision may even read a piece there
-                if _rises_over(self.centers, c, second):
-                    second = None
-            if second is not None and d[second] >= max(2 * s.place_change, s.second_ratio * d[c]):
+            # every other cell that changed as much as a second piece would must be this
+            # piece's doing: its shade on a neighbour vision sees empty, or the cell behind
+            # it, which it rises over in the picture (where vision may even read a piece)
+            others = self._unexplained(c, empties, d, empty_share)
+            if others:
+                # the most changed may all be one new piece's doing while the piece stands
+                # on another cell, which changed less
+                sole = self._sole_piece(empties, d, empty_share)
+                if sole is not None:
+                    c, others = sole, []
+            if others:
+                second = others[0]
                 issues.append(Issue("two_new", (c, second), tuple(p for p in (seen[c], seen[second]) if p is not None)))
             else:
                 close = self._close_look()
@@ -503,6 +507,33 @@ class PixelTracker(Tracker):
             self._issue_key = None
             return [TrackEvent(t, "cleared")]
         return []
+
+    def _unexplained(self, c: int, empties: list[int], d: np.ndarray, empty_share: list[float]) -> list[int]:
+        """The empty cells other than ``c`` that changed like a second new piece and that a
+        new piece on ``c`` does not explain (``d``: change per cell, ``empties`` most changed
+        first). Like a second piece: a change of ``second_ratio`` of the most changed empty
+        cell's, or, where vision sees a piece (in most steady readings), of ``c``'s own; at
+        least twice ``place_change`` either way. Explained: its shade on a neighbour vision
+        sees empty (``shadow_empty`` of the steady readings), or the cell behind it, which it
+        rises over in the picture."""
+        s = self.settings
+        most = max(2 * s.place_change, s.second_ratio * d[empties[0]])
+        own = max(2 * s.place_change, s.second_ratio * d[c])
+        return [o for o in empties if o != c and (d[o] >= most or (d[o] >= own and empty_share[o] < 0.5))
+                and not (_touching(c, o) and empty_share[o] >= s.shadow_empty)
+                and not (self.centers is not None and _rises_over(self.centers, c, o))]
+
+    def _sole_piece(self, empties: list[int], d: np.ndarray, empty_share: list[float]) -> int | None:
+        """The one empty cell whose new piece explains every empty cell that changed like a
+        second piece (:meth:`_unexplained`), or None: it must have changed
+        (``place_change``) and vision must see it taken in most steady readings. Of several
+        such cells, the most changed."""
+        for c in empties:
+            if d[c] < self.settings.place_change:
+                break
+            if empty_share[c] < 0.5 and not self._unexplained(c, empties, d, empty_share):
+                return c
+        return None
 
     def _swapped(self, cells: list[int], win, mean) -> list[Issue]:
         """Of the pieces' ``cells`` whose picture changed a lot, those vision now reads as

@@ -209,6 +209,44 @@ def test_a_shade_that_changes_more_than_the_piece_itself_is_still_only_shade():
     assert [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [(9, 0xB)]
 
 
+def test_a_piece_whose_shade_and_cover_change_two_other_cells_more_is_one_piece():
+    # game24 (felt board, light from behind): a tall piece set on b3 changed its own cell
+    # 21 grey levels, its shadow on the diagonal neighbour in front 42 and the cell behind
+    # it, which it rises over, 30. The two most changed were not neighbours: "two new
+    # pieces" was flagged, and the piece was never placed. Vision saw the piece's own cell
+    # taken and the other two empty: one piece explains all three
+    def shaded(cells, hand=None):
+        img = frame(cells, hand)
+        if cells[9] is not None:
+            for c in (5, 14):
+                x, y = (int(v) for v in CENTRES[c])
+                cv2.rectangle(img, (x - 18, y - 18), (x + 18, y + 18), (230,) * 3, -1)
+        return img
+
+    b2 = empty()
+    b2[9] = 0xB
+    tr, events = follow(one_placement(b2), TrueVision(0), shaded)
+    assert [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [(9, 0xB)]
+
+
+def test_two_new_pieces_with_a_shaded_cell_between_are_still_flagged():
+    # a piece on cell 9 shades cell 14 more than its own cell changed, and a second piece
+    # came on cell 3, which changed less than the shade: it was swallowed unseen (only the
+    # two most changed cells were weighed)
+    def shaded(cells, hand=None):
+        img = frame(cells, hand)
+        if cells[9] is not None:
+            x, y = (int(v) for v in CENTRES[14])
+            cv2.rectangle(img, (x - 18, y - 18), (x + 18, y + 18), (230,) * 3, -1)
+        return img
+
+    b2 = empty()
+    b2[9], b2[3] = 0xB, 0x9
+    tr, events = follow(one_placement(b2), TrueVision(0), shaded)
+    (f,) = [e for e in events if e.kind == "flagged"]
+    assert f.issues[0].kind == "two_new" and tr.board == empty()
+
+
 @pytest.mark.parametrize("every", [3, 1], ids=["behind-a-third-of-frames", "behind-every-frame"])
 def test_a_tall_piece_in_front_is_placed_on_its_own_cell_whatever_vision_reads_behind(every):
     # game06: a tall piece on the front cell changed the cell behind it 46 grey levels, its
