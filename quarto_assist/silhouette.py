@@ -50,6 +50,9 @@ COLOUR_SD, COLOUR_CAP = 6.0, 4.0
 #: apart (Lab units), the darker this much darker (L*), and every piece lies within this
 #: share of its distance to the other group's mean from its own group's mean
 SPLIT_GAP, SPLIT_L, SPLIT_SHARE = 25.0, 8.0, 0.5
+#: a shadow: every channel darker than this factor, the channels' log ratios within this
+#: spread; the colour is taken without such pixels unless fewer than this share are left
+SHADOW_DARKER, SHADOW_CHROMA, SHADOW_KEEP = 0.85, 0.25, 0.2
 #: spread (pitches) of the offset all measurements of one game share
 OFFSET_SD = 0.35
 #: share of measurements that say nothing, spread over this many pitches; share of
@@ -57,6 +60,15 @@ OFFSET_SD = 0.35
 #: true height
 OUTLIER, OUTLIER_RANGE = 0.1, 4.0
 UNDER, UNDER_FLOOR = 0.25, 0.2
+
+
+def _shadowed(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """``(N,)`` bool: pixels (``(N, 3)`` BGR, before and after a piece came) that the
+    piece's shadow darkened rather than its body covered: every channel darker by
+    ``SHADOW_DARKER`` at least, and by about the same factor (``SHADOW_CHROMA``: the
+    spread of the channels' log ratios), so that the colour stayed what it was."""
+    r = np.log((after.astype(np.float32) + 4.0) / (before.astype(np.float32) + 4.0))
+    return (r.max(axis=1) < np.log(SHADOW_DARKER)) & (r.max(axis=1) - r.min(axis=1) < SHADOW_CHROMA)
 
 
 @dataclass(frozen=True)
@@ -171,8 +183,18 @@ def measure_height(before: np.ndarray, after: np.ndarray, centers: np.ndarray, c
     colour = None
     if body_mask.sum() >= 12:
         lab = cv2.cvtColor(b8.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)[body_mask]
-        # surely the piece: where the picture changed most (a shadow changes it less) ...
-        strong = d[body_mask] >= np.percentile(d[body_mask], 50)
+        # not the piece: its shadow on the board, which darkens what was there alike in every
+        # channel (over a light line on a dark board it changes the picture most of all)
+        lit_before = ~_shadowed(a[body_mask], b[body_mask])
+        if lit_before.sum() >= max(12, SHADOW_KEEP * len(lab)):
+            lab, dd = lab[lit_before], d[body_mask][lit_before]
+        else:
+            dd = d[body_mask]
+        # surely the piece: where the picture changed (not the holes its outline was filled
+        # over) ...
+        strong = dd > threshold
+        if strong.sum() < 12:
+            strong = dd >= np.percentile(dd, 50)
         lab = lab[strong]
         # ... and of that the lit part: a light piece's side in its own shade can look as
         # dark as a dark piece's, its lit top or side does not

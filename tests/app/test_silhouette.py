@@ -149,3 +149,34 @@ def test_a_calibrated_sets_colours_weigh_a_piece_by_the_nearer_colour():
     assert set_colour_log_odds((0.0, 40.0, -60.0), colours) == pytest.approx(4.0)
     wide = colours[:6] + (20.0,)
     assert 0 < set_colour_log_odds((62.0, 11.0, -9.0), wide) < set_colour_log_odds((62.0, 11.0, -9.0), colours)
+
+
+def test_a_dark_pieces_colour_is_its_lit_side_not_what_changed_most():
+    # game24: pink (dark) pieces on a green felt board measured nearly black (L 9-15): the
+    # side in their own shade changed the picture more than the lit side, and the colour was
+    # taken where the picture changed most; the set's real dark colour then looked light
+    xs, ys = np.meshgrid(np.arange(4), np.arange(4))
+    centers = np.stack([520 + (60 + 4 * ys.ravel()) * xs.ravel() - 8 * ys.ravel(),
+                        220 + 50 * ys.ravel() + 2 * ys.ravel() ** 2], 1).astype(float)
+    from quarto_assist.silhouette import board_homography
+    from vision.crops import vertical_displacements
+
+    cell = 9
+    foot = centers[cell]
+    pitch = float(np.linalg.norm(centers[cell] - centers[cell - 1]))
+    up = vertical_displacements(board_homography(centers), (720, 1280, 3))[cell] * 0.25 * 1.6  # 1.6 pitches
+    side = np.array([-up[1], up[0]]) / np.linalg.norm(up) * 0.3 * pitch
+    side = side if side[0] > 0 else -side
+    before = np.zeros((720, 1280, 3), np.uint8)
+    before[:] = (83, 109, 96)  # green felt
+    after = before.copy()
+    pink = (150, 120, 200)
+    for a, b, colour in ((-1, 0, pink), (0, 1, (20, 15, 30))):  # the lit side, the side in shade
+        pts = np.array([foot + a * side, foot + b * side, foot + b * side + up, foot + a * side + up])
+        cv2.fillPoly(after, [pts.astype(np.int32)], colour)
+    rng = np.random.default_rng(0)
+    noisy = lambda im: np.clip(im + rng.normal(0, 3, im.shape), 0, 255).astype(np.uint8)
+    h = measure_height(noisy(before), noisy(after), centers, cell, [])
+    want = cv2.cvtColor(np.float32([[pink]]) / 255, cv2.COLOR_BGR2Lab)[0, 0]
+    assert h is not None and h.colour is not None
+    assert np.abs(np.array(h.colour) - want).max() < 8
