@@ -5,7 +5,8 @@
 
 Default: samples/*.mp4 and data/renders/**/*.mp4 that have a <name>.json beside them.
 Prints one row per video (placements found / invented, unclaimed Quartos announced and
-their delay after settled + grace, flags raised, which are false alarms in these fairly played
+their delay after settled + grace, those announced for a wrong reason (a value the line's
+pieces do not all share), flags raised, which are false alarms in these fairly played
 games, fps), the lines shown as unsure instead of announced, and a total; ``-v`` adds each
 announcement with the probability the camera gives it, and what went wrong. ``--json OUT``
 keeps each video's figures; ``--compare BASE`` (such a file from an earlier run, e.g. of the
@@ -115,7 +116,7 @@ def main(argv=None) -> int:
             print(f"ERROR cannot read --compare file {args.compare!r}: {e}", file=sys.stderr)
             return 2
     rows: dict[str, dict] = {}
-    tot = dict(p=0, f=0, loc=0, fr=0, i=0, l=0, a=0, fq=0)
+    tot = dict(p=0, f=0, loc=0, fr=0, i=0, l=0, a=0, wr=0, fq=0)
     delays = []
     flags: dict[str, int] = {}
     # the package this interpreter imports (so PYTHONPATH can point a run at another tree)
@@ -148,7 +149,7 @@ def main(argv=None) -> int:
         print(f"{os.path.relpath(v, ROOT)}: placements {s.found}/{s.placements} found ({s.located} at the right cell "
               f"and time, any piece; {s.final_right} with the right piece after re-reading), {s.invented} invented; "
               f"unclaimed Quartos {s.announced}/{s.lines} announced (delay after settled+grace: {dl}), "
-              f"{s.false_quartos} false; {_flags(s.flags)}; {fps} fps incl. start-up")
+              f"{s.wrong_reason} for a wrong reason, {s.false_quartos} false; {_flags(s.flags)}; {fps} fps incl. start-up")
         unsure = [e for e in events if e["event"] == "quarto_unsure"]
         if unsure:
             print(f"    shown as unsure, not announced: " + "; ".join(
@@ -163,15 +164,16 @@ def main(argv=None) -> int:
         rows[os.path.relpath(v, ROOT)] = {
             "placements": s.placements, "named when placed": s.found, "at the right cell and time": s.located,
             "named after re-reading": s.final_right, "invented": s.invented, "Quartos": s.lines,
-            "Quartos announced": s.announced, "false Quartos": s.false_quartos, "flags": sum(s.flags.values())}
+            "Quartos announced": s.announced, "for a wrong reason": s.wrong_reason,
+            "false Quartos": s.false_quartos, "flags": sum(s.flags.values())}
         tot["p"] += s.placements; tot["f"] += s.found; tot["loc"] += s.located; tot["fr"] += s.final_right; tot["i"] += s.invented
-        tot["l"] += s.lines; tot["a"] += s.announced; tot["fq"] += s.false_quartos
+        tot["l"] += s.lines; tot["a"] += s.announced; tot["wr"] += s.wrong_reason; tot["fq"] += s.false_quartos
         for k, n in s.flags.items():
             flags[k] = flags.get(k, 0) + n
         delays += s.delays
     print(f"TOTAL: placements {tot['f']}/{tot['p']} found ({tot['loc']} at the right cell and time, {tot['fr']} right after re-reading), "
           f"{tot['i']} invented; unclaimed Quartos "
-          f"{tot['a']}/{tot['l']} announced within 1.5 s, {tot['fq']} false; {_flags(flags)}"
+          f"{tot['a']}/{tot['l']} announced within 1.5 s ({tot['wr']} for a wrong reason), {tot['fq']} false; {_flags(flags)}"
           + (f"; worst delay {max(delays):+.2f} s" if delays else ""))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

@@ -7,7 +7,10 @@ the placement's ``t`` and ``settled_t + late``. Any other ``placed`` event is *i
 those of them whose piece is right after later ``reread`` events.
 *flags* counts the ``flagged`` events by kind: in a fairly played game each is a false alarm.
 An unclaimed winning line is *announced* when a ``quarto`` event names the same four
-cells (by centre) no later than ``settled_t + grace + late`` of the placement that made it.
+cells (by centre) no later than ``settled_t + grace + late`` of the placement that made it;
+announced *for a wrong reason* (``wrong_reason``) when the event says the line shares a
+value its pieces do not all have ("all short" where two are tall): the players would find
+the call wrong.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ class Score:
     lines: int = 0
     announced: int = 0
     false_quartos: int = 0
+    wrong_reason: int = 0  # announced lines that name a value the pieces do not share
     flags: dict[str, int] = field(default_factory=dict)  # flagged issues by kind (none in a fair game)
     delays: list[float] = field(default_factory=list)  # quarto t - (settled_t + grace)
     placement_delays: list[float] = field(default_factory=list)  # placed t - settled_t
@@ -36,7 +40,7 @@ class Score:
     @property
     def perfect(self) -> bool:
         return (self.found == self.placements and self.invented == 0 and self.announced == self.lines
-                and self.false_quartos == 0)
+                and self.false_quartos == 0 and self.wrong_reason == 0)
 
 
 def read_events(path: str) -> list[dict]:
@@ -105,6 +109,11 @@ def score(truth: dict, events: list[dict], grace: float = 3.0, late: float = 1.5
             s.problems.append(f"unclaimed line at t={line['t']} not announced")
             continue
         matched.add(ok)
+        said = set(quartos[ok].get("attributes") or ())
+        if said - set(line.get("attributes") or ()):
+            s.wrong_reason += 1
+            s.problems.append(f"line at t={line['t']} announced as {', '.join(sorted(said))}; "
+                              f"it shares {', '.join(line.get('attributes') or ['?'])}")
         delay = quartos[ok]["t"] - (settled + grace)
         s.delays.append(delay)
         if delay <= late:

@@ -234,16 +234,44 @@ def tall_log_odds(heights: dict, tall_prob: dict) -> dict:
     o = np.linspace(-3 * OFFSET_SD, 3 * OFFSET_SD, 37)[None, :]
     prior = -0.5 * (o / OFFSET_SD) ** 2 + 0 * s
     lik = {c: (_log_lik(heights[c], s + o), _log_lik(heights[c], RATIO * s + o)) for c in cells}
-    mix = {}
-    for c in cells:
-        q = float(np.clip(tall_prob.get(c, 0.5), 0.02, 0.98))
-        mix[c] = np.logaddexp(np.log(q) + lik[c][1], np.log(1 - q) + lik[c][0])
-    total = prior + sum(mix.values())
+
+    def mix(c: int, q: float) -> np.ndarray:
+        q = float(np.clip(q, 0.02, 0.98))
+        return np.logaddexp(np.log(q) + lik[c][1], np.log(1 - q) + lik[c][0])
+
+    vision = {c: mix(c, tall_prob.get(c, 0.5)) for c in cells}
     out = {}
     for c in cells:
-        rest = total - mix[c]
+        others = [x for x in cells if x != c]
+        # which group each other piece is in: from the heights alone when they fall clearly
+        # into two (vision may read a set's tall pieces short, the picture does not), else
+        # from vision's readings
+        split = two_heights(np.array([heights[x].value for x in others]))
+        rest = prior + sum(vision[x] if split is None else mix(x, split[i]) for i, x in enumerate(others))
         out[c] = float(np.logaddexp.reduce((rest + lik[c][1]).ravel()) - np.logaddexp.reduce((rest + lik[c][0]).ravel()))
     return out
+
+
+def two_heights(v: np.ndarray) -> np.ndarray | None:
+    """The other pieces' measured heights ``v`` (n,) split into the set's two by the heights
+    alone: (n,) 1.0 for the taller group, 0.0 for the shorter, or ``None`` when they do not
+    fall clearly into two: fewer than two pieces in a group, group means less than the
+    shortest short piece (``SHORT_RANGE``) apart (tall pieces stand a short piece's height
+    higher than short ones, whatever the game's offset), or a piece not clearly nearer its
+    own group (``SPLIT_SHARE``)."""
+    if len(v) < 4:
+        return None
+    centres = np.array([v.min(), v.max()])
+    for _ in range(10):  # two-means, started from the lowest and the highest
+        tall = np.abs(v - centres[1]) < np.abs(v - centres[0])
+        if min(tall.sum(), (~tall).sum()) < 2:
+            return None
+        centres = np.array([v[~tall].mean(), v[tall].mean()])
+    own = np.abs(v - np.where(tall, centres[1], centres[0]))
+    other = np.abs(v - np.where(tall, centres[0], centres[1]))
+    if centres[1] - centres[0] < SHORT_RANGE[0] or (own > SPLIT_SHARE * other).any():
+        return None
+    return tall.astype(float)
 
 
 def two_colours(x: np.ndarray) -> np.ndarray | None:

@@ -180,3 +180,20 @@ def test_a_dark_pieces_colour_is_its_lit_side_not_what_changed_most():
     want = cv2.cvtColor(np.float32([[pink]]) / 255, cv2.COLOR_BGR2Lab)[0, 0]
     assert h is not None and h.colour is not None
     assert np.abs(np.array(h.colour) - want).max() < 8
+
+
+def test_heights_that_split_clearly_overrule_vision_on_which_pieces_are_tall():
+    # game25 (a wooden set small in the frame): vision read the tall pieces short (P(tall)
+    # 0.00-0.02), and the height cue, taking the other pieces' kinds from vision, agreed,
+    # though the heights measured fell clearly into two groups (about 0 and 0.4 pitch)
+    tall = [1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1]
+    rng = np.random.default_rng(1)
+    heights = {c: Height((0.42 if t else 0.0) + rng.normal(0, 0.05), 0.07) for c, t in enumerate(tall)}
+    vision = {c: (0.01 if t and c < 6 else 0.7 if t else 0.01) for c, t in enumerate(tall)}
+    odds = tall_log_odds(heights, vision)
+    assert all((odds[c] > 1) == bool(t) for c, t in enumerate(tall)), odds
+    # heights that do not split clearly leave the kinds to vision, as before
+    from quarto_assist.silhouette import two_heights
+
+    assert two_heights(np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5])) is None
+    assert two_heights(np.array([0.0, 0.05, 0.1])) is None  # too few to tell
