@@ -130,14 +130,16 @@ def test_two_new_pieces_at_once_are_flagged():
     assert tr.board == empty()
 
 
-def shaded_frames(level):
-    """Frames where a piece on cell 9 covers/shades cell 5 behind it to grey ``level``."""
+def shaded_frames(level, shade=(5,)):
+    """Frames where a piece on cell 9 covers/shades the cells ``shade`` (cell 5 behind it,
+    say) to grey ``level``."""
 
     def shaded(cells, hand=None):
         img = frame(cells, hand)
         if cells[9] is not None:
-            x, y = (int(v) for v in CENTRES[5])
-            cv2.rectangle(img, (x - 18, y - 18), (x + 18, y + 18), (level,) * 3, -1)
+            for c in shade:
+                x, y = (int(v) for v in CENTRES[c])
+                cv2.rectangle(img, (x - 18, y - 18), (x + 18, y + 18), (level,) * 3, -1)
         return img
 
     return shaded
@@ -215,17 +217,9 @@ def test_a_piece_whose_shade_and_cover_change_two_other_cells_more_is_one_piece(
     # it, which it rises over, 30. The two most changed were not neighbours: "two new
     # pieces" was flagged, and the piece was never placed. Vision saw the piece's own cell
     # taken and the other two empty: one piece explains all three
-    def shaded(cells, hand=None):
-        img = frame(cells, hand)
-        if cells[9] is not None:
-            for c in (5, 14):
-                x, y = (int(v) for v in CENTRES[c])
-                cv2.rectangle(img, (x - 18, y - 18), (x + 18, y + 18), (230,) * 3, -1)
-        return img
-
     b2 = empty()
     b2[9] = 0xB
-    tr, events = follow(one_placement(b2), TrueVision(0), shaded)
+    tr, events = follow(one_placement(b2), TrueVision(0), shaded_frames(230, (5, 14)))
     assert [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [(9, 0xB)]
 
 
@@ -233,16 +227,9 @@ def test_two_new_pieces_with_a_shaded_cell_between_are_still_flagged():
     # a piece on cell 9 shades cell 14 more than its own cell changed, and a second piece
     # came on cell 3, which changed less than the shade: it was swallowed unseen (only the
     # two most changed cells were weighed)
-    def shaded(cells, hand=None):
-        img = frame(cells, hand)
-        if cells[9] is not None:
-            x, y = (int(v) for v in CENTRES[14])
-            cv2.rectangle(img, (x - 18, y - 18), (x + 18, y + 18), (230,) * 3, -1)
-        return img
-
     b2 = empty()
     b2[9], b2[3] = 0xB, 0x9
-    tr, events = follow(one_placement(b2), TrueVision(0), shaded)
+    tr, events = follow(one_placement(b2), TrueVision(0), shaded_frames(230, (14,)))
     (f,) = [e for e in events if e.kind == "flagged"]
     assert f.issues[0].kind == "two_new" and tr.board == empty()
 
