@@ -13,7 +13,9 @@ the view is clear and still for ``settle`` seconds, compares:
 - nothing changed enough: nothing happened, whatever vision reads;
 - two empty cells changed a lot: two new pieces (unless the second is a neighbour of the
   first that vision reads empty, the new piece's shadow, or the cell straight behind it
-  in the picture, which the new piece rises over); a piece's cell changed and vision reads
+  in the picture, which the new piece rises over; or one cell that vision sees taken, even
+  one that changed less, explains every cell that changed a lot that way: a long shadow can
+  change two cells more than the piece's own); a piece's cell changed and vision reads
   it empty: the piece disappeared (or moved, when the new piece is that one); the best
   reading of the new piece is one already on the board by far: a duplicate; nothing new,
   but a piece's cell changed a lot and vision reads another piece there than when it was
