@@ -445,6 +445,34 @@ def test_an_earlier_misread_is_read_again_when_vision_later_sees_it_better():
     assert tr.board[9] == 0xC
 
 
+def test_a_piece_whose_top_a_tall_piece_set_in_front_hides_keeps_its_top_as_first_read():
+    # game26: two tall light square pieces, one behind the other; once the hollow one stood in
+    # front, vision read the top of the one behind as hollow too (it sees the front piece's
+    # top), and the joint re-reading swapped the two. Here 4 (short light square solid) on
+    # cell 5 is read right; then B (tall, round, hollow) comes on cell 9, in front of it in
+    # the picture, and vision reads cell 5 round and hollow
+    b2 = empty()
+    b2[5] = 0x4
+    b3 = list(b2)
+    b3[9] = 0xB
+
+    class ReadsTheFrontTop(ScriptedProbabilities):
+        def read(self, cells, obstructed=False):
+            r = super().read(cells, obstructed)
+            if cells[9] is not None:
+                r.probabilities[5] = [0.95, 0.05, 0.05, 0.02, 0.98]
+            return r
+
+    b4 = list(b3)
+    b4[0] = 0x1
+    steps = [(empty(), None, False, 2.0), (empty(), [5], True, 1.0), (b2, None, False, 2.0),
+             (b2, [9], True, 1.0), (b3, None, False, 2.0), (b3, [0], True, 1.0), (b4, None, False, 2.0)]
+    tr, events = follow(steps, ReadsTheFrontTop({}))
+    assert [(e.kind, e.cell, e.piece) for e in events if e.kind in ("placed", "reread", "flagged")] == [
+        ("placed", 5, 0x4), ("placed", 9, 0xB), ("placed", 0, 0x1)]
+    assert tr.board[5] == 0x4
+
+
 def test_the_piece_the_user_says_was_handed_over_is_the_one_placed_unless_vision_surely_disagrees():
     # vision reads the piece on cell 9 as D by a little (it is 5: tall, light, square, solid)
     b2 = empty()
