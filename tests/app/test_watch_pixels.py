@@ -332,6 +332,21 @@ class ScriptedProbabilities(TrueVision):
         return r
 
 
+class ReadsOtherwiseLater(ScriptedProbabilities):
+    """:class:`ScriptedProbabilities` that reads ``cell`` as ``later`` (occupied, tall, dark,
+    square, hollow) once cell ``when`` holds a piece."""
+
+    def __init__(self, given, cell, when, later):
+        super().__init__(given)
+        self.cell, self.when, self.later = cell, when, later
+
+    def read(self, cells, obstructed=False):
+        r = super().read(cells, obstructed)
+        if cells[self.when] is not None:
+            r.probabilities[self.cell] = self.later
+        return r
+
+
 def test_an_earlier_misread_is_read_again_when_the_piece_it_was_taken_for_comes():
     # C (short light square hollow) on cell 9 looks a little tall: alone it reads as D; then
     # D itself is set down on cell 3 and reads clearly as D. All pieces differ, so read
@@ -431,15 +446,8 @@ def test_an_earlier_misread_is_read_again_when_vision_later_sees_it_better():
     b3 = list(b2)
     b3[3] = 0x4
 
-    class ReadsBetterLater(ScriptedProbabilities):
-        def read(self, cells, obstructed=False):
-            r = super().read(cells, obstructed)
-            if cells[3] is not None:
-                r.probabilities[9] = [0.95, 0.05, 0.1, 0.9, 0.9]
-            return r
-
     tr, events = follow(one_placement(b2) + [(b2, [3], True, 1.0), (b3, None, False, 2.0)],
-                        ReadsBetterLater({9: [0.8, 0.1, 0.9, 0.9]}))
+                        ReadsOtherwiseLater({9: [0.8, 0.1, 0.9, 0.9]}, 9, 3, [0.95, 0.05, 0.1, 0.9, 0.9]))
     kinds = [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")]
     assert kinds == [("placed", 9, 0xD, {}), ("reread", None, None, {9: (0xD, 0xC)}), ("placed", 3, 0x4, {})]
     assert tr.board[9] == 0xC
@@ -456,18 +464,11 @@ def test_a_piece_whose_top_a_tall_piece_set_in_front_hides_keeps_its_top_as_firs
     b3 = list(b2)
     b3[9] = 0xB
 
-    class ReadsTheFrontTop(ScriptedProbabilities):
-        def read(self, cells, obstructed=False):
-            r = super().read(cells, obstructed)
-            if cells[9] is not None:
-                r.probabilities[5] = [0.95, 0.05, 0.05, 0.02, 0.98]
-            return r
-
     b4 = list(b3)
     b4[0] = 0x1
     steps = [(empty(), None, False, 2.0), (empty(), [5], True, 1.0), (b2, None, False, 2.0),
              (b2, [9], True, 1.0), (b3, None, False, 2.0), (b3, [0], True, 1.0), (b4, None, False, 2.0)]
-    tr, events = follow(steps, ReadsTheFrontTop({}))
+    tr, events = follow(steps, ReadsOtherwiseLater({}, 5, 9, [0.95, 0.05, 0.05, 0.02, 0.98]))
     assert [(e.kind, e.cell, e.piece) for e in events if e.kind in ("placed", "reread", "flagged")] == [
         ("placed", 5, 0x4), ("placed", 9, 0xB), ("placed", 0, 0x1)]
     assert tr.board[5] == 0x4
