@@ -233,7 +233,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     merged.update(models)
     vision.attributes = merged
     # the set's two colours in this light, for the watch, when dark and light split cleanly
-    vision.pieces.set_colours = (set_colours(photos, all_pieces) if report.get("dark", {}).get("clean", False)
+    vision.pieces.set_colours = (measure_set_colours(photos, all_pieces) if report.get("dark", {}).get("clean", False)
                                  else ())
     profile = Profile(
         vision=vision,
@@ -247,17 +247,15 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
                        warnings=warnings)
 
 
-def set_colours(photos: list[PhotoCheck], pieces: list[list[int]]) -> tuple:
+def measure_set_colours(photos: list[PhotoCheck], pieces: list[list[int]]) -> tuple:
     """The set's two colours as this camera sees them: the mean Lab body colour
     (``vision.crops.BODY_COLOUR_NAMES``) of the pieces read light and of those read dark over the
     photos, and the spread within a kind (root mean square distance from the kind's mean
     over the three channels), as ``VisionSettings.pieces.set_colours``; empty when the
     photos lack the colours."""
-    from vision.crops import BODY_COLOUR_NAMES
-    from vision.features import FEATURE_INDEX
+    from vision.features import body_colours
 
-    k = FEATURE_INDEX[BODY_COLOUR_NAMES[0]]
-    body = np.concatenate([np.asarray(p.features, float)[:, k:k + 3] for p in photos])
+    body = np.concatenate([body_colours(p.features) for p in photos])
     dark = np.concatenate([[(q & 2) > 0 for q in ps] for ps in pieces])
     if len(body) != len(dark) or not dark.any() or dark.all() or not np.abs(body).sum():
         return ()

@@ -144,11 +144,9 @@ def _body_colours(reading, match: np.ndarray) -> np.ndarray | None:
     feats = getattr(reading, "features", None)
     if feats is None:
         return None
-    from vision.crops import BODY_COLOUR_NAMES
-    from vision.features import FEATURE_INDEX
+    from vision.features import body_colours
 
-    k = FEATURE_INDEX[BODY_COLOUR_NAMES[0]]
-    body = np.asarray(feats, float)[match, k:k + 3]
+    body = body_colours(feats)[match]
     return body if np.abs(body).sum() > 0 else None
 
 
@@ -182,7 +180,6 @@ class PixelTracker(Tracker):
         #: light Lab, dark Lab, spread), or empty: then only the game's own colours speak
         self.set_colours: tuple = ()
         self._bodies: dict[int, list[np.ndarray]] = {}  # cell -> its piece's body colour at each close look
-        self._hidden_when_placed: set[int] = set()  # cells whose piece's top a tall piece in front hid when it came
         self._base_frame: np.ndarray | None = None  # a frame of the board as accepted (the baseline's)
 
     # --- run entries: (t, cells, (signature, probabilities)) ---------------------
@@ -230,7 +227,6 @@ class PixelTracker(Tracker):
     def new_game(self) -> None:
         super().new_game()
         self._probs, self._heights, self._later, self._told, self._bodies = {}, {}, {}, set(), {}
-        self._hidden_when_placed = set()
         if self._latest is not None:
             self._accept(self._latest)
         self._before = {}
@@ -357,10 +353,6 @@ class PixelTracker(Tracker):
         probs = [e[2][1] for e in win if e[2][1] is not None]
         if probs or close is not None:
             self._probs[cell] = _look(cell, probs, close)
-            if self._hidden_top(cell):
-                self._hidden_when_placed.add(cell)
-            else:
-                self._hidden_when_placed.discard(cell)
             self._bodies.pop(cell, None)
             self._keep_body(cell, close)
             self._heights[cell] = self._measure(cell)
@@ -573,7 +565,6 @@ class PixelTracker(Tracker):
 
     def _forget(self, cell: int) -> None:
         self._told.discard(cell)
-        self._hidden_when_placed.discard(cell)
         self._later.pop(cell, None)
         self._probs.pop(cell, None)
         self._heights.pop(cell, None)
@@ -659,10 +650,10 @@ class PixelTracker(Tracker):
         for r in self._probs:
             if r != cell and self.board[r] is not None:
                 look = _look(r, probs, close)
-                if self._hidden_top(r) and r not in self._hidden_when_placed:
-                    # a tall piece set in front since hides this one's top: vision reads its
-                    # top face (square, hollow) from the front piece's, wrongly ten times as
-                    # often; that look says nothing new of the top
+                if self._hidden_top(r):
+                    # a tall piece in front hides this one's top: vision reads its top face
+                    # (square, hollow) from the front piece's, wrongly ten times as often;
+                    # that look says nothing new of the top
                     look = look.copy()
                     look[2:4] = self._probs[r][2:4]
                 self._later.setdefault(r, []).append(look)

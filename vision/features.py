@@ -526,9 +526,17 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)
 
 
+def body_colours(features) -> np.ndarray:
+    """``(N, 3)``: the Lab body colour of each cell's piece as the camera sees it, from
+    ``(N, D)`` features (the ``BODY_COLOUR_NAMES`` columns; zeros where they were not measured)."""
+    k = FEATURE_INDEX[BODY_COLOUR_NAMES[0]]
+    return np.asarray(features, float)[:, k:k + len(BODY_COLOUR_NAMES)]
+
+
 def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirror: bool | None) -> np.ndarray:
     """The piece network's logits of every cell written into ``out``'s ``net_*`` columns;
-    returns the upright crops it read (``vision.crops.cell_crops``)."""
+    returns the plain upright crops (``vision.crops.cell_crops``, not stretched for a
+    network told the geometry), which the hand-made crop features measure."""
     vertical = vertical_directions(H, work.shape, lean=lean)
     crops = plain = cell_crops(work, H, vertical)
     k1 = FEATURE_INDEX[NET_FEATURE_NAMES[0]]
