@@ -12,6 +12,13 @@ announcement with the probability the camera gives it, and what went wrong. ``--
 keeps each video's figures; ``--compare BASE`` (such a file from an earlier run, e.g. of the
 code before a change) then says, per video, every figure that changed. ``--size WxH`` watches each video scaled to another resolution (its
 truth scaled alike; written to a temporary file first): the same games from another camera.
+``--disturb KIND`` watches each video changed as a real table changes it (written to a
+temporary file first; ``DISTURBANCES``): ``copy`` the video only written again (the others'
+control: the video writer's compression alone), ``bump`` the camera knocked once between two moves
+(turned 1.5 degrees and shifted 8 and 5 pixels; the truth moved alike from then on),
+``light`` the room's light dropping to 70 % once between two moves, ``dusk`` the light
+falling from 100 % to 70 % over the whole game, ``noise`` a webcam's sensor noise (grey
+levels with a standard deviation of 6, new in every frame).
 """
 
 from __future__ import annotations
@@ -81,6 +88,75 @@ def rescaled(video: str, truth: dict, size: tuple[int, int], out: str) -> dict:
     return t
 
 
+#: the ways --disturb changes a video (see the module's docstring)
+DISTURBANCES = ("copy", "bump", "light", "dusk", "noise")
+
+
+def quiet_moment(truth: dict) -> float:
+    """A time in the middle of the game when the board is clear and still: a second after
+    the middle placement settled (the watch has taken the piece in by then), or halfway to
+    the next hand when that comes sooner."""
+    tp = truth["placements"]
+    k = max(0, len(tp) // 2 - 1)
+    start = tp[k]["settled_t"]
+    later = [h["from_t"] for h in truth.get("hands", []) if h["from_t"] > start]
+    end = min(later) if later else start + 2.0
+    return start + 1.0 if start + 1.0 <= end - 0.1 else 0.5 * (start + end)
+
+
+def disturbed(video: str, truth: dict, kind: str, out: str, at: float | None = None) -> dict:
+    """Write ``video`` as ``out`` changed by the disturbance ``kind`` (:data:`DISTURBANCES`)
+    and return its truth (for ``bump``: every position from the knock on moved as the
+    picture moved). ``at``: the time of the knock or the light's drop (default:
+    :func:`quiet_moment`)."""
+    import cv2
+    import numpy as np
+
+    w, h, fps = truth["width"], truth["height"], truth["fps"]
+    t_quiet = quiet_moment(truth) if at is None else at
+    knock = cv2.getRotationMatrix2D((w / 2, h / 2), 3.0, 1.0)
+    knock[:, 2] += (20.0, 12.0)
+    rng = np.random.default_rng(0)
+    n = max(1, int(truth.get("frames") or 1))
+    cap = cv2.VideoCapture(video)
+    writer = cv2.VideoWriter(out, cv2.VideoWriter_fourcc(*"mp4v"), fps, (w, h))
+    i = 0
+    try:
+        while True:
+            ok, frame = cap.read()
+            if not ok:
+                break
+            t = i / fps
+            if kind == "bump" and t >= t_quiet:
+                frame = cv2.warpAffine(frame, knock, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            elif kind == "light" and t >= t_quiet:
+                frame = cv2.convertScaleAbs(frame, alpha=0.7)
+            elif kind == "dusk":
+                frame = cv2.convertScaleAbs(frame, alpha=1.0 - 0.3 * min(1.0, i / n))
+            elif kind == "noise":
+                frame = np.clip(frame + rng.normal(0, 6, frame.shape), 0, 255).astype(np.uint8)
+            writer.write(frame)
+            i += 1
+    finally:
+        writer.release()
+        cap.release()
+    t = json.loads(json.dumps(truth))
+    if kind != "bump":
+        return t
+
+    def mv(p):
+        return [float(knock[0, 0] * p[0] + knock[0, 1] * p[1] + knock[0, 2]),
+                float(knock[1, 0] * p[0] + knock[1, 1] * p[1] + knock[1, 2])]
+
+    for p in t["placements"]:
+        if p["t"] >= t_quiet:
+            p["cell_center"] = mv(p["cell_center"])
+    for line in t.get("winning_lines", []):
+        if line["t"] >= t_quiet:
+            line["cell_centers"] = [mv(p) for p in line["cell_centers"]]
+    return t
+
+
 def _flags(flags: dict[str, int]) -> str:
     """The flags raised (the games are played fairly: each is a false alarm)."""
     n = sum(flags.values())
@@ -102,6 +178,9 @@ def main(argv=None) -> int:
     ap.add_argument("--size", type=_size, metavar="WxH",
                     help="watch each video scaled to this size (its truth scaled alike), e.g. 1920x1080: "
                          "the same games from a camera of another resolution")
+    ap.add_argument("--disturb", choices=DISTURBANCES,
+                    help="watch each video changed as a real table changes it: the camera knocked, the light "
+                         "dropping or fading, sensor noise")
     args = ap.parse_args(argv)
     vids = videos(args.paths)
     if not vids:
@@ -128,6 +207,10 @@ def main(argv=None) -> int:
             if args.size:
                 src = os.path.join(tmp, "scaled.mp4")
                 truth = rescaled(v, truth, args.size, src)
+            if args.disturb:
+                out = os.path.join(tmp, "disturbed.mp4")
+                truth = disturbed(src, truth, args.disturb, out)
+                src = out
             ev = os.path.join(tmp, "events.jsonl")
             cmd = exe + ["watch", src, "--no-window", "--no-speech", "--events", ev, "--grace", str(args.grace),
                    "--record", os.path.join(tmp, "game.txt")]

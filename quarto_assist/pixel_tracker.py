@@ -27,7 +27,7 @@ Pure like :class:`~quarto_assist.tracker.Tracker`: frames and readings in, event
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass
 
 import cv2
@@ -36,8 +36,10 @@ from scipy.optimize import linear_sum_assignment
 
 from engine.pieces import ALL_PIECES, DARK, HOLLOW, SQUARE, TALL
 
-from .tracker import Issue, Tracker, TrackerSettings, TrackEvent, _spacing
+from .tracker import Issue, Tracker, TrackerSettings, TrackEvent, _moved_points, _spacing
 
+#: frames kept of the steady window's last entries (a knock is told a few frames late)
+RECENT = 12
 THUMB = 8  # signature: THUMB x THUMB grey thumbnail per cell
 #: first thumbnail row at the cell centre or below (the patch spans 0.5 pitch above the
 #: centre to 0.2 below): where a piece standing on the cell has its foot
@@ -181,9 +183,11 @@ class PixelTracker(Tracker):
         self.set_colours: tuple = ()
         self._bodies: dict[int, list[np.ndarray]] = {}  # cell -> its piece's body colour at each close look
         self._base_frame: np.ndarray | None = None  # a frame of the board as accepted (the baseline's)
+        self._recent: deque = deque(maxlen=RECENT)  # the frames of the run's last entries
 
     # --- run entries: (t, cells, (signature, probabilities)) ---------------------
     def _extra(self, reading, perm, image):
+        self._recent.append(image)  # one a run entry, so that they pair from the end
         if image is None or self.centers is None:
             return None
         if self._sig_centers is None:  # fixed, so that jitter in vision's centres is no change
@@ -202,6 +206,29 @@ class PixelTracker(Tracker):
             self._run = []
             self._run_start = None
         return perm
+
+    def _moved(self, t, motion):
+        """The camera was knocked: the still view before the knock is judged first (a
+        piece set down just before it is not lost: the next hand may come before the
+        view after the knock has stood still long enough); then the cells' pictures are
+        taken where the cells now are, and the board as accepted is moved alike (its frame
+        warped, its signatures taken again), so a piece set down as the camera moved is
+        still seen as new. The steady window starts over."""
+        out = self._judge_before()
+        super()._moved(t, motion)
+        if self._sig_centers is not None:
+            self._sig_centers = _moved_points(self._sig_centers, motion)
+        if self._base_frame is not None:
+            h, w = self._base_frame.shape[:2]
+            self._base_frame = cv2.warpAffine(self._base_frame, motion, (w, h), flags=cv2.INTER_LINEAR,
+                                              borderMode=cv2.BORDER_REPLICATE)
+            if self.baseline is not None and self._sig_centers is not None:
+                self.baseline = signatures(self._base_frame, self._sig_centers)
+                self._latest = self.baseline.copy()
+        self._run = []
+        self._run_start = None
+        self._recent.clear()
+        return out
 
     def _permute_extra(self, extra, perm):
         if extra is None:
@@ -236,6 +263,23 @@ class PixelTracker(Tracker):
         if self._run_start is None or len(self._run) < 3:
             return []
         return self._judge(t, final=True)
+
+    def _judge_before(self) -> list[TrackEvent]:
+        """Judge the latest still view in the steady window that ends before the picture
+        moved (vision tells a knock a few frames late, so the window's last entries may
+        show the moved picture at the old places)."""
+        run = self._run
+        if self._run_start is None or len(run) < 2:
+            return []
+        for k in range(len(run), 1, -1):
+            self._run = run[:k]
+            if self._window(run[k - 1][0], final=True) is not None:
+                back = len(run) - k
+                if back < len(self._recent):  # the frame of that view, for the new piece's silhouette
+                    self._frame = self._recent[-1 - back]
+                return self._judge(run[k - 1][0], final=True)
+        self._run = run
+        return []
 
     # --- judging ------------------------------------------------------------------
     def _window(self, t: float, final: bool = False):

@@ -82,7 +82,8 @@ class TrackEvent:
       board is unchanged.
     - ``'cleared'``: the board as seen agrees with the game again.
     - ``'hand'``: the board became obstructed after standing clear (a hand came in).
-    - ``'moved_board'``: the board was moved; cells were matched again.
+    - ``'moved_board'``: the board was moved (cells matched again), or the camera was
+      knocked (cells followed in the picture).
     - ``'lost'`` / ``'found'``: the board went out of / came back into view.
     """
 
@@ -95,6 +96,11 @@ class TrackEvent:
     mismatch: list[int] = field(default_factory=list)
     reason: str = ""
     changes: dict = field(default_factory=dict)
+
+
+def _moved_points(pts: np.ndarray, motion: np.ndarray) -> np.ndarray:
+    """(n, 2) pixel positions moved by the (2, 3) affine map ``motion``."""
+    return np.asarray(pts, float) @ motion[:, :2].T + motion[:, 2]
 
 
 def _spacing(centers: np.ndarray) -> float:
@@ -142,6 +148,12 @@ class Tracker:
         if not self._was_found and self._known:
             out.append(TrackEvent(t, "found"))
         self._was_found = True
+        motion = getattr(reading, "motion", None)
+        if motion is not None and self.centers is not None:
+            # the camera was knocked (vision followed the picture): the cells are where
+            # they were on the board, only elsewhere in the picture
+            out.extend(self._moved(t, np.asarray(motion, float)))
+            out.append(TrackEvent(t, "moved_board"))
         perm = self._match(reading)
         if perm is None:
             # the grid does not line up with the cells we know: re-match when the view is clear
@@ -240,6 +252,12 @@ class Tracker:
         if d[np.arange(16), list(perm)].max() > self.settings.match_tolerance * _spacing(self.centers):
             return None
         return perm
+
+    def _moved(self, t: float, motion: np.ndarray) -> list[TrackEvent]:
+        """The picture moved by the (2, 3) affine map ``motion`` (old pixels -> new) at
+        source time ``t``; returns what was judged on the way."""
+        self.centers = _moved_points(self.centers, motion)
+        return []
 
     def _rematch(self, reading) -> tuple[int, ...] | None:
         """The board was moved: pick the grid symmetry under which the pieces seen agree

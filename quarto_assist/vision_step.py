@@ -19,7 +19,10 @@ import time
 import cv2
 import numpy as np
 
+from vision.motion import estimate_motion
 from vision.obstruction import obstructed_cells, top_down
+
+from .tracker import _spacing
 
 JUMP = 0.4  # cell spacings
 JUMP_VOTES = 3
@@ -28,6 +31,18 @@ STILL_FRACTION = 0.005
 #: source seconds a board must stand clear and still after a check renewed the reference
 #: before its view is trusted as the bare board
 TRUST_AFTER = 1.5
+#: the picture of the board moved by at least this much (cell spacings, at the cell that
+#: moved most) since it last stood clear and still: the camera was knocked or the board
+#: pushed, and tracking follows
+MOTION_MIN = 0.06
+#: ... and it moved by less than this: the same view
+MOTION_SAME = 0.02
+#: a larger move is left to the full analyses
+MOTION_MAX = 1.0
+#: a move is believed only when it makes the two views agree this well (correlation on the
+#: board's region) and this much better than without it (a hand, pieces come since)
+MOTION_AGREE = 0.8
+MOTION_GAIN = 0.05
 
 
 class VisionStep:
@@ -60,6 +75,8 @@ class VisionStep:
         self._clear_view: tuple | None = None  # (homography, vision's view) last clear and still
         self._after_check = False  # a check renewed vision's reference; its views are not trusted yet
         self._still_since: float | None = None  # since when the board stands clear and still
+        self._settled: tuple | None = None  # (frame, homography) last clear and still
+        self._unsettled = False  # the picture changed since it was last compared with that
         self.full = 0
         self.tracked = 0
         self.seconds = 0.0
@@ -67,6 +84,9 @@ class VisionStep:
     def __call__(self, image, t: float = 0.0):
         if self._last is not None and self._last.found and self._skip > 0:
             self._skip -= 1
+            if self._last.motion is not None:  # the move is told once
+                self._last = copy.copy(self._last)
+                self._last.motion = None
             return self._last
         try:
             reading = self._on_frame(image, lambda frame: self._read(frame, t))
@@ -158,9 +178,11 @@ class VisionStep:
                 return self._failed[1]
             return self._analyze(frame, t)
         self._look(frame)
+        motion, doubt = self._follow(frame)
         # the check waits for a still picture: taken while an arm is leaving, its view of
         # the board (the reference for hands) would hold part of the arm
-        if self._last_clear is not None and t - self._last_clear > self.recheck_after and self._still:
+        if motion is None and self._last_clear is not None and t - self._last_clear > self.recheck_after \
+                and self._still:
             self._last_clear = t  # one check per period, not one per frame
             self._after_check = True
             reading = self.recognizer.analyze(frame)
@@ -190,6 +212,11 @@ class VisionStep:
             return reading
         self.tracked += 1
         reading = self._verified(frame, self.recognizer.track(frame, self.previous), t)
+        if motion is not None:
+            reading.motion = motion.affine
+        if reading.found and reading.clear and self._still and motion is None and not doubt:
+            # the view a knock is measured against: the last one clear and still
+            self._settled = (frame, self.previous.homography)
         if not reading.found:
             self.previous = None
             self._failed = (t, reading)
@@ -198,6 +225,51 @@ class VisionStep:
             self.previous = reading
             self._last_clear = t
         return reading
+
+    def _follow(self, frame):
+        """The camera knocked or the board pushed while tracking: when the picture stands
+        still again after a change, register it with the last view that stood clear and
+        still (:func:`vision.motion.estimate_motion`); a move of ``MOTION_MIN`` to
+        ``MOTION_MAX`` cell spacings that makes the views agree is followed at once (the
+        homography, the cells and the corners moved with it; vision's reference view taken
+        afresh). Returns ``(motion, doubt)``: the move followed (:class:`vision.motion.Motion`,
+        so the game's tracker can move its pictures too) or ``None``, and whether a move was
+        seen but not believed (the view compared with is then kept). Without this the
+        per-frame step would read every cell where it used to be: a knock of a few degrees
+        moves the cells by a third of a pitch and looks like no hand at all. A larger move
+        is left to the full analyses (``JUMP_VOTES``)."""
+        prev = self.previous
+        if not self._still:
+            self._unsettled = True
+            return None, False
+        if prev is None or prev.homography is None or prev.cell_centers is None:
+            return None, False
+        if self._settled is None or self._settled[1] is not prev.homography or not self._unsettled:
+            return None, False
+        self._unsettled = False
+        try:
+            m = estimate_motion(self._settled[0], frame, prev.homography)
+        except (cv2.error, np.linalg.LinAlgError):
+            m = None
+        if m is None:
+            return None, False
+        centers = np.asarray(prev.cell_centers, float)
+        shift = float(np.linalg.norm(m.apply(centers) - centers, axis=1).max()) / _spacing(centers)
+        if shift < MOTION_SAME:
+            return None, False
+        if shift < MOTION_MIN or shift > MOTION_MAX or m.after < MOTION_AGREE or m.after - m.before < MOTION_GAIN:
+            return None, True
+        moved = copy.copy(prev)
+        moved.homography = m.homography() @ prev.homography
+        moved.cell_centers = m.apply(centers)
+        if prev.corners is not None:
+            moved.corners = m.apply(prev.corners)
+        moved.reference = None
+        self.previous = moved
+        self._anchor, self._jumps = moved.cell_centers, []
+        self._settled = (frame, moved.homography)
+        self._view, self._clear_view = None, None
+        return m, False
 
     def _steady_reference(self, reading) -> None:
         """Vision compares each frame with a reference view of the board to see hands.
@@ -251,7 +323,7 @@ class VisionStep:
         if prev is None or getattr(prev, "homography", None) is None or not hasattr(self.recognizer, "settings"):
             self._view, self._still = None, True
             return
-        grey = frame if frame.ndim == 2 else cv2.cvtColor(frame[..., :3], cv2.COLOR_BGR2GRAY)
+        grey = _grey(frame)
         track = self.recognizer.settings.track
         view = top_down(grey, prev.homography, track.warp_size)
         last, self._view = self._view, (prev.homography, view)
@@ -262,9 +334,11 @@ class VisionStep:
         self._still = changed <= STILL_FRACTION
 
 
+def _grey(frame: np.ndarray) -> np.ndarray:
+    return frame if frame.ndim == 2 else cv2.cvtColor(frame[..., :3], cv2.COLOR_BGR2GRAY)
+
+
 def _same_board(a: np.ndarray, b: np.ndarray) -> bool:
     """Do two (16, 2) sets of cell centres describe the same board (in any numbering)?"""
-    g = a.reshape(4, 4, 2)
-    spacing = min(np.linalg.norm(g[:, 1:] - g[:, :-1], axis=2).mean(), np.linalg.norm(g[1:] - g[:-1], axis=2).mean())
     d = np.linalg.norm(a[:, None] - b[None], axis=2)
-    return bool(d.min(axis=1).max() <= JUMP * spacing and len(set(d.argmin(axis=1))) == 16)
+    return bool(d.min(axis=1).max() <= JUMP * _spacing(a) and len(set(d.argmin(axis=1))) == 16)

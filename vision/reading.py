@@ -39,6 +39,9 @@ class BoardReading:
     ``image_size``   ``(width, height)`` of the frame read, or ``None``.
     ``reference``    top-down grey view of the board from the last clear frame (the per-
                      frame step compares against it to see hands); ``None`` if not made.
+    ``motion``       (2, 3) float array or ``None``: set by the watch when the picture of
+                     the board moved since the reading before (a camera knocked): the map
+                     from that reading's pixels to this one's.
     ``details``      how the board was found (``"method"``: ``"lattice"`` or
                      ``"outline"``, ``"cells_seen"``, ``"support"``), for diagnosis.
     """
@@ -57,6 +60,7 @@ class BoardReading:
     image_size: tuple[int, int] | None = None
     reference: np.ndarray | None = None
     details: dict = field(default_factory=dict)
+    motion: np.ndarray | None = None
 
     def __bool__(self) -> bool:
         return self.found

@@ -129,11 +129,7 @@ def test_the_placement_log_follows_what_the_tracker_weighed():
     method: a rename must fail here, not leave the tool logging nothing): on the sample game
     every placement is logged once, matched to its own true piece, with vision's four
     probabilities and the combined log odds."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("placement_log", os.path.join(ROOT, "bench", "placement_log.py"))
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = _bench("placement_log")
     log_video, summary = tool.log_video, tool.summary
 
     video = os.path.join(ROOT, "samples", "game01.mp4")
@@ -142,3 +138,34 @@ def test_the_placement_log_follows_what_the_tracker_weighed():
     assert sorted(r["truth"] for r in records) == sorted(int(p["piece"], 16) for p in truth["placements"])
     assert all(len(r["vision"]) == 4 and len(r["combined"]) == 4 for r in records)
     assert summary(records)[0].startswith("12 placements")
+
+
+def _bench(name):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "bench", name + ".py"))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+@needs_game
+def test_a_camera_knocked_mid_game_is_followed(tmp_path):
+    """Someone knocks the camera mid-game (a turn of 3 degrees and a shift: the cells move by
+    a third of a pitch), 0.3 s after a piece has settled, before the watch has taken it in.
+    The watch follows the board where it now is: every placement at its cell and time, none
+    more, the unclaimed Quarto called, no false call, no flag. Before it followed, the cells
+    were read where they used to be: two pieces lost, one invented, the Quarto called for a
+    wrong reason."""
+    video = os.path.join(ROOT, "samples", "game01.mp4")
+    truth = json.load(open(os.path.splitext(video)[0] + ".json"))
+    middle = truth["placements"][len(truth["placements"]) // 2 - 1]
+    knocked = str(tmp_path / "knocked.mp4")
+    truth = _bench("watch_eval").disturbed(video, truth, "bump", knocked, at=middle["settled_t"] + 0.3)
+    events = _run(knocked, tmp_path)
+    s = score(truth, events, grace=3.0, late=1.5)
+    assert any(e["event"] == "board_moved" for e in events)
+    assert s.located == s.placements
+    assert len([e for e in events if e["event"] == "placed"]) == s.placements
+    assert s.lines >= 1 and s.announced == s.lines and s.wrong_reason == 0
+    assert s.false_quartos == 0 and s.flags == {}, s.problems
