@@ -38,6 +38,8 @@ from engine.pieces import ALL_PIECES, DARK, HOLLOW, SQUARE, TALL
 
 from .tracker import Issue, Tracker, TrackerSettings, TrackEvent, _moved_points, _spacing
 
+#: a change of every cell's brightness by this share from one frame to the next is a change of light
+LIGHT_STEP = 0.06
 #: frames kept of the steady window's last entries (a knock is told a few frames late)
 RECENT = 12
 THUMB = 8  # signature: THUMB x THUMB grey thumbnail per cell
@@ -125,6 +127,17 @@ def signatures(image: np.ndarray, centers: np.ndarray) -> np.ndarray:
     return out
 
 
+def light_gain(now: np.ndarray, before: np.ndarray) -> float:
+    """How much brighter the cells' pictures ``now`` are than ``before`` ((16, n) each): the
+    median over the cells of the ratio of their mean grey levels (a piece set down, its
+    shade and a hand change a few cells; the light changes them all)."""
+    b = before.mean(axis=1)
+    lit = b > 8.0
+    if lit.sum() < 8:
+        return 1.0
+    return float(np.median(now.mean(axis=1)[lit] / b[lit]))
+
+
 def _logit(p) -> np.ndarray:
     p = np.clip(np.asarray(p, float), 0.02, 0.98)
     return np.log(p / (1 - p))
@@ -184,6 +197,7 @@ class PixelTracker(Tracker):
         self._bodies: dict[int, list[np.ndarray]] = {}  # cell -> its piece's body colour at each close look
         self._base_frame: np.ndarray | None = None  # a frame of the board as accepted (the baseline's)
         self._recent: deque = deque(maxlen=RECENT)  # the frames of the run's last entries
+        self._relit = False  # the light changed since the board as accepted was pictured
 
     # --- run entries: (t, cells, (signature, probabilities)) ---------------------
     def _extra(self, reading, perm, image):
@@ -298,9 +312,34 @@ class PixelTracker(Tracker):
         return win, mean
 
     def _judge(self, t: float, final: bool = False) -> list[TrackEvent]:
+        out = [] if final else self._light_step()
         got = self._window(t, final)
         if got is None:
+            return out
+        return out + self._judge_window(t, got)
+
+    def _light_step(self) -> list[TrackEvent]:
+        """The light changed between the last two frames (every cell dimmed or brightened
+        in proportion, nothing else moved: a lamp switched off, a cloud): the still view
+        before it is judged at once (a piece set down just before is not lost when the next
+        hand comes before the view in the new light has stood still long enough), and the
+        steady window starts again in the new light."""
+        run = self._run
+        if len(run) < 3 or run[-1][2] is None or run[-2][2] is None:
             return []
+        now, before = run[-1][2][0], run[-2][2][0]
+        gain = light_gain(now, before)
+        if abs(gain - 1.0) < LIGHT_STEP or np.abs(now - gain * before).mean(axis=1).max() > self.settings.still:
+            return []
+        frame = self._frame
+        self._run = run[:-1]
+        out = self._judge_before() if self._known and self.baseline is not None else []
+        self._frame = frame
+        self._run, self._run_start = [run[-1]], run[-1][0]
+        self._relit = True
+        return out
+
+    def _judge_window(self, t: float, got) -> list[TrackEvent]:
         win, mean = got
         self._latest = mean
         self._stable = ()  # a still view was seen: the next hand over the board is reported
@@ -309,7 +348,12 @@ class PixelTracker(Tracker):
         if self.baseline is None:  # after the board was moved: this still view is the game as it was
             self._accept(mean)
             return []
-        return self._compare(t, win, mean)
+        out = self._compare(t, win, mean)
+        if self._relit:  # the first still view in a new light: the board as accepted is seen in it
+            self._relit = False
+            if not self.issues and not any(e.kind == "placed" for e in out):
+                self._accept(mean)
+        return out
 
     def _first(self, t: float, win, mean) -> list[TrackEvent]:
         seen = self._majority([e[1] for e in win])
@@ -439,10 +483,13 @@ class PixelTracker(Tracker):
 
     def _compare(self, t: float, win, mean) -> list[TrackEvent]:
         s = self.settings
-        change = np.abs(mean - self.baseline)
+        # a change of light touches every cell alike, in proportion to its brightness (a lamp
+        # switched off darkens white pieces by more grey levels than the dark board): the
+        # board as accepted is dimmed or brightened as the cells that did not change were
+        change = np.abs(mean - light_gain(mean, self.baseline) * self.baseline)
         d = change.mean(axis=1)
         light = np.median(d)
-        d = np.maximum(d - light, 0.0)  # a change of light touches every cell alike
+        d = np.maximum(d - light, 0.0)
         # the change where a piece standing on the cell has its foot: the thumbnail's rows
         # from the cell centre down (a piece on the cell behind does not reach there)
         foot = np.maximum(change.reshape(16, THUMB, THUMB)[:, FOOT_ROW:].mean(axis=(1, 2)) - light, 0.0)

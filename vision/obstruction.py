@@ -28,6 +28,20 @@ def top_down(gray: np.ndarray, H: np.ndarray, size: int) -> np.ndarray:
                                borderMode=cv2.BORDER_REPLICATE)
 
 
+#: a change of the view's brightness by more than this share is taken for the light's
+LIGHT_CHANGE = 0.04
+
+
+def light_gain(view: np.ndarray, reference: np.ndarray) -> float:
+    """How much brighter ``view`` is than ``reference`` (two top-down views): the median
+    ratio of their pixels where the reference is not black (most of a view is the bare
+    board and pieces, whatever a hand covers)."""
+    lit = reference > 16
+    if lit.sum() < 0.25 * reference.size:
+        return 1.0
+    return float(np.median(view[lit].astype(np.float32) / reference[lit]))
+
+
 def obstructed_cells(view: np.ndarray, reference: np.ndarray, settings) -> tuple[np.ndarray, float]:
     """Compare two top-down views (``(S, S)`` uint8 from :func:`top_down`).
 
@@ -38,6 +52,11 @@ def obstructed_cells(view: np.ndarray, reference: np.ndarray, settings) -> tuple
     size = view.shape[0]
     a = cv2.GaussianBlur(view, (5, 5), 0).astype(np.int16)
     b = cv2.GaussianBlur(reference, (5, 5), 0).astype(np.int16)
+    gain = light_gain(a, b)
+    if abs(gain - 1.0) > LIGHT_CHANGE:
+        # the light changed (a lamp switched off, a cloud): every pixel in proportion to its
+        # brightness; a hand changes a part of the view however the room is lit
+        b = np.round(b * gain).astype(np.int16)
     changed = (np.abs(a - b) > settings.change_threshold).astype(np.uint8)
     changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     frac = float(changed.mean())

@@ -13,8 +13,8 @@ SIZE = SETTINGS.warp_size
 PX = SIZE / (1 + 2 * MARGIN)  # view pixels per board unit
 
 
-def board_view() -> np.ndarray:
-    img = np.full((SIZE, SIZE), 90, np.uint8)
+def board_view(board: int = 90) -> np.ndarray:
+    img = np.full((SIZE, SIZE), board, np.uint8)
     for i in range(16):
         c = (int((MARGIN + (i % 4 + 0.5) / 4) * PX), int((MARGIN + (i // 4 + 0.5) / 4) * PX))
         cv2.circle(img, c, int(PX / 12), 230, 1)
@@ -43,3 +43,25 @@ def test_a_tall_piece_on_an_edge_cell_poking_past_the_edge_is_not_a_hand():
     cv2.rectangle(view, (x - w, 0), (x + w, int((MARGIN + 0.33) * PX)), 40, -1)  # about one cell over the playing area
     covered, _ = obstructed_cells(view, board_view(), SETTINGS)
     assert not covered.any()
+
+
+def _dimmed(view: np.ndarray, gain: float) -> np.ndarray:
+    return np.clip(np.round(view.astype(float) * gain), 0, 255).astype(np.uint8)
+
+
+def test_a_lamp_switched_off_is_no_hand():
+    """A light wooden board: every pixel darker in proportion to its brightness, the board
+    by 48 grey levels, the rings by 69. Seen as a hand, the watch would wait, and lose a
+    piece set down just before when the next hand comes."""
+    bright = board_view(160)
+    covered, _ = obstructed_cells(_dimmed(bright, 0.7), bright, SETTINGS)
+    assert not covered.any()
+    covered, _ = obstructed_cells(_dimmed(bright, 1.3), bright, SETTINGS)
+    assert not covered.any()
+
+
+def test_an_arm_in_a_dimmed_room_is_still_a_hand():
+    view = board_view(160)
+    cv2.rectangle(view, (int(0.4 * SIZE), int(0.35 * SIZE)), (int(0.62 * SIZE), SIZE), 60, -1)
+    covered, _ = obstructed_cells(_dimmed(view, 0.7), board_view(160), SETTINGS)
+    assert covered.sum() >= 2
