@@ -127,7 +127,7 @@ def signatures(image: np.ndarray, centers: np.ndarray) -> np.ndarray:
     return out
 
 
-def light_gain(now: np.ndarray, before: np.ndarray) -> float:
+def cells_light_gain(now: np.ndarray, before: np.ndarray) -> float:
     """How much brighter the cells' pictures ``now`` are than ``before`` ((16, n) each): the
     median over the cells of the ratio of their mean grey levels (a piece set down, its
     shade and a hand change a few cells; the light changes them all)."""
@@ -328,7 +328,7 @@ class PixelTracker(Tracker):
         if len(run) < 3 or run[-1][2] is None or run[-2][2] is None:
             return []
         now, before = run[-1][2][0], run[-2][2][0]
-        gain = light_gain(now, before)
+        gain = cells_light_gain(now, before)
         if abs(gain - 1.0) < LIGHT_STEP or np.abs(now - gain * before).mean(axis=1).max() > self.settings.still:
             return []
         frame = self._frame
@@ -486,7 +486,7 @@ class PixelTracker(Tracker):
         # a change of light touches every cell alike, in proportion to its brightness (a lamp
         # switched off darkens white pieces by more grey levels than the dark board): the
         # board as accepted is dimmed or brightened as the cells that did not change were
-        change = np.abs(mean - light_gain(mean, self.baseline) * self.baseline)
+        change = np.abs(mean - cells_light_gain(mean, self.baseline) * self.baseline)
         d = change.mean(axis=1)
         light = np.median(d)
         d = np.maximum(d - light, 0.0)
