@@ -289,9 +289,12 @@ class PixelTracker(Tracker):
             self._run = run[:k]
             if self._window(run[k - 1][0], final=True) is not None:
                 back = len(run) - k
+                frame = self._frame
                 if back < len(self._recent):  # the frame of that view, for the new piece's silhouette
                     self._frame = self._recent[-1 - back]
-                return self._judge(run[k - 1][0], final=True)
+                out = self._judge(run[k - 1][0], final=True)
+                self._frame = frame
+                return out
         self._run = run
         return []
 
@@ -331,10 +334,8 @@ class PixelTracker(Tracker):
         gain = cells_light_gain(now, before)
         if abs(gain - 1.0) < LIGHT_STEP or np.abs(now - gain * before).mean(axis=1).max() > self.settings.still:
             return []
-        frame = self._frame
         self._run = run[:-1]
         out = self._judge_before() if self._known and self.baseline is not None else []
-        self._frame = frame
         self._run, self._run_start = [run[-1]], run[-1][0]
         self._relit = True
         return out

@@ -252,48 +252,54 @@ def tall_log_odds(heights: dict, tall_prob: dict) -> dict:
     return out
 
 
+def _two_groups(x: np.ndarray, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Two-means of the rows of ``x`` (n, d), started from the rows lowest and highest in
+    ``rank`` (n,): ``(high, centres)``, ``high`` (n,) bool for the rows nearer the group
+    started from the highest, ``centres`` (2, d) the low group's mean and the high one's;
+    ``None`` when a group would hold fewer than two rows or a row is not clearly nearer its
+    own group (``SPLIT_SHARE``)."""
+    if len(x) < 4:
+        return None
+    centres = np.stack([x[rank.argmin()], x[rank.argmax()]])
+    for _ in range(10):
+        high = np.linalg.norm(x - centres[1], axis=1) < np.linalg.norm(x - centres[0], axis=1)
+        if min(high.sum(), (~high).sum()) < 2:
+            return None  # one piece alone is no kind of the set: a glint or a shadow, maybe
+        centres = np.stack([x[~high].mean(0), x[high].mean(0)])
+    own = np.linalg.norm(x - centres[np.where(high, 1, 0)], axis=1)
+    other = np.linalg.norm(x - centres[np.where(high, 0, 1)], axis=1)
+    if (own > SPLIT_SHARE * other).any():
+        return None  # a piece between the groups: a shaded or glossy one, a silhouette found in part
+    return high, centres
+
+
 def two_heights(v: np.ndarray) -> np.ndarray | None:
     """The other pieces' measured heights ``v`` (n,) split into the set's two by the heights
     alone: (n,) 1.0 for the taller group, 0.0 for the shorter, or ``None`` when they do not
-    fall clearly into two: fewer than two pieces in a group, group means less than the
+    fall clearly into two (:func:`_two_groups`) or the group means lie less than the
     shortest short piece (``SHORT_RANGE``) apart (tall pieces stand a short piece's height
-    higher than short ones, whatever the game's offset), or a piece not clearly nearer its
-    own group (``SPLIT_SHARE``)."""
-    if len(v) < 4:
+    higher than short ones, whatever the game's offset)."""
+    v = np.asarray(v, float)
+    got = _two_groups(v[:, None], v)
+    if got is None or got[1][1, 0] - got[1][0, 0] < SHORT_RANGE[0]:
         return None
-    centres = np.array([v.min(), v.max()])
-    for _ in range(10):  # two-means, started from the lowest and the highest
-        tall = np.abs(v - centres[1]) < np.abs(v - centres[0])
-        if min(tall.sum(), (~tall).sum()) < 2:
-            return None
-        centres = np.array([v[~tall].mean(), v[tall].mean()])
-    own = np.abs(v - np.where(tall, centres[1], centres[0]))
-    other = np.abs(v - np.where(tall, centres[0], centres[1]))
-    if centres[1] - centres[0] < SHORT_RANGE[0] or (own > SPLIT_SHARE * other).any():
-        return None
-    return tall.astype(float)
+    return got[0].astype(float)
 
 
 def two_colours(x: np.ndarray) -> np.ndarray | None:
     """The other pieces' Lab colours ``x`` (n, 3) split into the set's two colours by the
     colours alone: (n,) 1.0 for the darker group, 0.0 for the lighter, or ``None`` when
-    they do not fall clearly into two (a group of fewer than two pieces, groups less than
-    ``SPLIT_GAP`` apart in colour or ``SPLIT_L`` in lightness, or a piece not clearly
-    nearer its own group: ``SPLIT_SHARE``). A set's two kinds are two colours, and dark is the darker of them."""
-    if len(x) < 4:
+    they do not fall clearly into two (:func:`_two_groups`, started from the darkest and
+    the lightest piece), or the groups lie less than ``SPLIT_GAP`` apart in colour or
+    ``SPLIT_L`` in lightness. A set's two kinds are two colours, and dark is the darker of them."""
+    x = np.asarray(x, float)
+    got = _two_groups(x, x[:, 0])
+    if got is None:
         return None
-    centres = np.stack([x[x[:, 0].argmin()], x[x[:, 0].argmax()]])
-    for _ in range(10):  # two-means, started from the darkest and the lightest piece
-        dark = np.linalg.norm(x - centres[0], axis=1) < np.linalg.norm(x - centres[1], axis=1)
-        if min(dark.sum(), (~dark).sum()) < 2:
-            return None  # one piece alone is no colour of the set: a glint or a shadow, maybe
-        centres = np.stack([x[dark].mean(0), x[~dark].mean(0)])
-    own = np.linalg.norm(x - centres[np.where(dark, 0, 1)], axis=1)
-    other = np.linalg.norm(x - centres[np.where(dark, 1, 0)], axis=1)
-    gap = float(np.linalg.norm(centres[0] - centres[1]))
-    if gap < SPLIT_GAP or centres[1][0] - centres[0][0] < SPLIT_L or (own > SPLIT_SHARE * other).any():
-        return None  # not two clear colours: a shaded or glossy piece between the groups, say
-    return dark.astype(float)
+    light, centres = got
+    if np.linalg.norm(centres[1] - centres[0]) < SPLIT_GAP or centres[1][0] - centres[0][0] < SPLIT_L:
+        return None
+    return (~light).astype(float)
 
 
 def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
