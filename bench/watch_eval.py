@@ -15,7 +15,10 @@ truth scaled alike; written to a temporary file first): the same games from anot
 ``--disturb KIND`` watches each video changed as a real table changes it (written to a
 temporary file first; ``DISTURBANCES``): ``copy`` the video only written again (the others'
 control: the video writer's compression alone), ``bump`` the camera knocked once between two moves
-(turned 1.5 degrees and shifted 8 and 5 pixels; the truth moved alike from then on),
+(turned 3 degrees and shifted 20 and 12 pixels; the truth moved alike from then on),
+``drift`` the camera creeping the same way over the whole game (a clamp that sags: turned
+and shifted in proportion to the time, reaching the knock's 3 degrees, 20 and 12 pixels at the
+end),
 ``light`` the room's light dropping to 70 % once between two moves, ``dusk`` the light
 falling from 100 % to 70 % over the whole game, ``noise`` a webcam's sensor noise (grey
 levels with a standard deviation of 6, new in every frame).
@@ -89,7 +92,7 @@ def rescaled(video: str, truth: dict, size: tuple[int, int], out: str) -> dict:
 
 
 #: the ways --disturb changes a video (see the module's docstring)
-DISTURBANCES = ("copy", "bump", "light", "dusk", "noise")
+DISTURBANCES = ("copy", "bump", "drift", "light", "dusk", "noise")
 
 
 def quiet_moment(truth: dict) -> float:
@@ -104,18 +107,24 @@ def quiet_moment(truth: dict) -> float:
     return start + 1.0 if start + 1.0 <= end - 0.1 else 0.5 * (start + end)
 
 
-def disturbed(video: str, truth: dict, kind: str, out: str, at: float | None = None) -> dict:
+def disturbed(video: str, truth: dict, kind: str, out: str, at: float | None = None, size: float = 1.0) -> dict:
     """Write ``video`` as ``out`` changed by the disturbance ``kind`` (:data:`DISTURBANCES`)
-    and return its truth (for ``bump``: every position from the knock on moved as the
-    picture moved). ``at``: the time of the knock or the light's drop (default:
-    :func:`quiet_moment`)."""
+    and return its truth (for ``bump`` and ``drift``: every position moved as the picture
+    had moved by then). ``at``: the time of the knock or the light's drop (default:
+    :func:`quiet_moment`). ``size``: the knock's or the creep's size, as a share of the
+    standard one."""
     import cv2
     import numpy as np
 
     w, h, fps = truth["width"], truth["height"], truth["fps"]
     t_quiet = quiet_moment(truth) if at is None else at
-    knock = cv2.getRotationMatrix2D((w / 2, h / 2), 3.0, 1.0)
-    knock[:, 2] += (20.0, 12.0)
+    def camera(share: float) -> np.ndarray:
+        # the knock (share 1) or part of it: a turn about the frame's centre and a shift
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), 3.0 * share * size, 1.0)
+        m[:, 2] += (20.0 * share * size, 12.0 * share * size)
+        return m
+
+    knock = camera(1.0)
     rng = np.random.default_rng(0)
     n = max(1, int(truth.get("frames") or 1))
     cap = cv2.VideoCapture(video)
@@ -129,6 +138,9 @@ def disturbed(video: str, truth: dict, kind: str, out: str, at: float | None = N
             t = i / fps
             if kind == "bump" and t >= t_quiet:
                 frame = cv2.warpAffine(frame, knock, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            elif kind == "drift":
+                frame = cv2.warpAffine(frame, camera(min(1.0, i / n)), (w, h), flags=cv2.INTER_LINEAR,
+                                       borderMode=cv2.BORDER_REPLICATE)
             elif kind == "light" and t >= t_quiet:
                 frame = cv2.convertScaleAbs(frame, alpha=0.7)
             elif kind == "dusk":
@@ -141,19 +153,26 @@ def disturbed(video: str, truth: dict, kind: str, out: str, at: float | None = N
         writer.release()
         cap.release()
     t = json.loads(json.dumps(truth))
-    if kind != "bump":
+    if kind not in ("bump", "drift"):
         return t
 
-    def mv(p):
-        return [float(knock[0, 0] * p[0] + knock[0, 1] * p[1] + knock[0, 2]),
-                float(knock[1, 0] * p[0] + knock[1, 1] * p[1] + knock[1, 2])]
+    def moved_at(time: float):
+        # the picture's move at ``time`` (None: not moved yet)
+        if kind == "bump":
+            return knock if time >= t_quiet else None
+        return camera(min(1.0, time * fps / n))
+
+    def mv(m, p):
+        return [float(m[0, 0] * p[0] + m[0, 1] * p[1] + m[0, 2]), float(m[1, 0] * p[0] + m[1, 1] * p[1] + m[1, 2])]
 
     for p in t["placements"]:
-        if p["t"] >= t_quiet:
-            p["cell_center"] = mv(p["cell_center"])
+        m = moved_at(p["t"])
+        if m is not None:
+            p["cell_center"] = mv(m, p["cell_center"])
     for line in t.get("winning_lines", []):
-        if line["t"] >= t_quiet:
-            line["cell_centers"] = [mv(p) for p in line["cell_centers"]]
+        m = moved_at(line["t"])
+        if m is not None:
+            line["cell_centers"] = [mv(m, p) for p in line["cell_centers"]]
     return t
 
 

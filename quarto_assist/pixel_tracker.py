@@ -221,20 +221,23 @@ class PixelTracker(Tracker):
             self._run_start = None
         return perm
 
-    def _moved(self, t, motion):
+    def _moved(self, t, motion, picture=None):
         """The camera was knocked: the still view before the knock is judged first (a
         piece set down just before it is not lost: the next hand may come before the
         view after the knock has stood still long enough); then the cells' pictures are
         taken where the cells now are, and the board as accepted is moved alike (its frame
-        warped, its signatures taken again), so a piece set down as the camera moved is
-        still seen as new. The steady window starts over."""
-        out = self._judge_before()
-        super()._moved(t, motion)
+        warped by the picture's move, its signatures taken again), so a piece set down as
+        the camera moved is still seen as new. The steady window starts over. A creep
+        (``picture`` given) is followed as the picture settles after a hand, often one that
+        has just set a piece down: that view is judged afresh, not the one before."""
+        out = self._judge_before() if picture is None else []
+        super()._moved(t, motion, picture)
         if self._sig_centers is not None:
             self._sig_centers = _moved_points(self._sig_centers, motion)
         if self._base_frame is not None:
             h, w = self._base_frame.shape[:2]
-            self._base_frame = cv2.warpAffine(self._base_frame, motion, (w, h), flags=cv2.INTER_LINEAR,
+            self._base_frame = cv2.warpAffine(self._base_frame, motion if picture is None else picture, (w, h),
+                                              flags=cv2.INTER_LINEAR,
                                               borderMode=cv2.BORDER_REPLICATE)
             if self.baseline is not None and self._sig_centers is not None:
                 self.baseline = signatures(self._base_frame, self._sig_centers)

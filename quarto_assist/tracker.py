@@ -152,7 +152,8 @@ class Tracker:
         if motion is not None and self.centers is not None:
             # the camera was knocked (vision followed the picture): the cells are where
             # they were on the board, only elsewhere in the picture
-            out.extend(self._moved(t, np.asarray(motion, float)))
+            picture = getattr(reading, "picture_motion", None)
+            out.extend(self._moved(t, np.asarray(motion, float), None if picture is None else np.asarray(picture, float)))
             out.append(TrackEvent(t, "moved_board"))
         perm = self._match(reading)
         if perm is None:
@@ -253,9 +254,11 @@ class Tracker:
             return None
         return perm
 
-    def _moved(self, t: float, motion: np.ndarray) -> list[TrackEvent]:
-        """The picture moved by the (2, 3) affine map ``motion`` (old pixels -> new) at
-        source time ``t``; returns what was judged on the way."""
+    def _moved(self, t: float, motion: np.ndarray, picture: np.ndarray | None = None) -> list[TrackEvent]:
+        """The board's place in the picture moved by the (2, 3) affine map ``motion`` (old
+        pixels -> new) at source time ``t``; ``picture``: the picture's own move since the
+        last still view when that differs (a creeping camera followed at last; see
+        ``BoardReading.picture_motion``). Returns what was judged on the way."""
         self.centers = _moved_points(self.centers, motion)
         return []
 

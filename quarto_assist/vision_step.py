@@ -19,7 +19,7 @@ import time
 import cv2
 import numpy as np
 
-from vision.motion import estimate_motion
+from vision.motion import Motion, estimate_motion
 from vision.obstruction import obstructed_cells, top_down
 
 from .tracker import _spacing
@@ -76,6 +76,9 @@ class VisionStep:
         self._after_check = False  # a check renewed vision's reference; its views are not trusted yet
         self._still_since: float | None = None  # since when the board stands clear and still
         self._settled: tuple | None = None  # (frame, homography) last clear and still
+        # (frame, homography, creep) the view in which the board's place was last set, or a
+        # later one and the (3, 3) move of the picture from that setting to it
+        self._creep_ref: tuple | None = None
         self._unsettled = False  # the picture changed since it was last compared with that
         self.full = 0
         self.tracked = 0
@@ -86,7 +89,7 @@ class VisionStep:
             self._skip -= 1
             if self._last.motion is not None:  # the move is told once
                 self._last = copy.copy(self._last)
-                self._last.motion = None
+                self._last.motion = self._last.picture_motion = None
             return self._last
         try:
             reading = self._on_frame(image, lambda frame: self._read(frame, t))
@@ -213,10 +216,13 @@ class VisionStep:
         self.tracked += 1
         reading = self._verified(frame, self.recognizer.track(frame, self.previous), t)
         if motion is not None:
-            reading.motion = motion.affine
+            reading.motion = motion[0].affine
+            reading.picture_motion = None if motion[1] is None else motion[1].affine
         if reading.found and reading.clear and self._still and motion is None and not doubt:
             # the view a knock is measured against: the last one clear and still
             self._settled = (frame, self.previous.homography)
+            if self._creep_ref is None or self._creep_ref[1] is not self.previous.homography:
+                self._creep_ref = (frame, self.previous.homography, np.eye(3))
         if not reading.found:
             self.previous = None
             self._failed = (t, reading)
@@ -232,12 +238,15 @@ class VisionStep:
         still (:func:`vision.motion.estimate_motion`); a move of ``MOTION_MIN`` to
         ``MOTION_MAX`` cell spacings that makes the views agree is followed at once (the
         homography, the cells and the corners moved with it; vision's reference view taken
-        afresh). Returns ``(motion, doubt)``: the move followed (:class:`vision.motion.Motion`,
-        so the game's tracker can move its pictures too) or ``None``, and whether a move was
-        seen but not believed (the view compared with is then kept). Without this the
+        afresh). Returns ``(motion, doubt)``: the move followed or ``None``, and whether a
+        move was seen but not believed (the view compared with is then kept). The move is
+        ``(board, picture)``: :class:`vision.motion.Motion` of the board's place, and of the
+        picture since the last still view when that differs (a creep followed at last), else
+        ``None``; the game's tracker moves its pictures by the latter. Without this the
         per-frame step would read every cell where it used to be: a knock of a few degrees
         moves the cells by a third of a pitch and looks like no hand at all. A larger move
-        is left to the full analyses (``JUMP_VOTES``)."""
+        is left to the full analyses (``JUMP_VOTES``). A camera creeping is followed by
+        :meth:`_creep` when no knock is seen."""
         prev = self.previous
         if not self._still:
             self._unsettled = True
@@ -254,22 +263,59 @@ class VisionStep:
         if m is None:
             return None, False
         centers = np.asarray(prev.cell_centers, float)
-        shift = float(np.linalg.norm(m.apply(centers) - centers, axis=1).max()) / _spacing(centers)
+        shift = _shift(m, centers)
+        if shift < MOTION_MIN:
+            creep = self._creep(frame, m)
+            if creep is not None:
+                return creep, False
         if shift < MOTION_SAME:
             return None, False
         if shift < MOTION_MIN or shift > MOTION_MAX or m.after < MOTION_AGREE or m.after - m.before < MOTION_GAIN:
             return None, True
+        self._move(frame, m)
+        return (m, None), False
+
+    def _move(self, frame, m) -> None:
+        """Tracking's board moved by ``m`` (:class:`vision.motion.Motion`), seen in ``frame``."""
+        prev = self.previous
         moved = copy.copy(prev)
         moved.homography = m.homography() @ prev.homography
-        moved.cell_centers = m.apply(centers)
+        moved.cell_centers = m.apply(np.asarray(prev.cell_centers, float))
         if prev.corners is not None:
             moved.corners = m.apply(prev.corners)
         moved.reference = None
         self.previous = moved
         self._anchor, self._jumps = moved.cell_centers, []
         self._settled = (frame, moved.homography)
+        self._creep_ref = (frame, moved.homography, np.eye(3))
         self._view, self._clear_view = None, None
-        return m, False
+
+    def _creep(self, frame, since_still):
+        """The picture settled within ``MOTION_MIN`` of the last still view
+        (``since_still``: that move): register it with the view in which the board's place
+        was last set too, and follow the creep when it adds up to ``MOTION_MIN``. Returns
+        ``(board move, picture move since the last still view)`` when followed, else
+        ``None``."""
+        ref = self._creep_ref
+        prev = self.previous
+        if ref is None or ref[1] is not prev.homography:
+            return None
+        try:
+            m = estimate_motion(ref[0], frame, prev.homography)
+        except (cv2.error, np.linalg.LinAlgError):
+            m = None
+        if m is None or m.after < m.before:
+            # the move does not explain the picture (many pieces came since that view):
+            # start again from this one, the creep so far kept
+            self._creep_ref = (frame, prev.homography, ref[2])
+            return None
+        total = m.homography() @ ref[2]
+        board = Motion(total[:2].copy(), m.before, m.after)
+        shift = _shift(board, np.asarray(prev.cell_centers, float))
+        if shift < MOTION_MIN or shift > MOTION_MAX or m.after - m.before < MOTION_GAIN:
+            return None
+        self._move(frame, board)
+        return board, since_still
 
     def _steady_reference(self, reading) -> None:
         """Vision compares each frame with a reference view of the board to see hands.
@@ -332,6 +378,11 @@ class VisionStep:
             return
         _, changed = obstructed_cells(view, last[1], track)
         self._still = changed <= STILL_FRACTION
+
+
+def _shift(m, centers: np.ndarray) -> float:
+    """How far the move ``m`` takes the cell that moves most, in cell spacings."""
+    return float(np.linalg.norm(m.apply(centers) - centers, axis=1).max()) / _spacing(centers)
 
 
 def _grey(frame: np.ndarray) -> np.ndarray:

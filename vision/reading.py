@@ -42,6 +42,10 @@ class BoardReading:
     ``motion``       (2, 3) float array or ``None``: set by the watch when the picture of
                      the board moved since the reading before (a camera knocked): the map
                      from that reading's pixels to this one's.
+    ``picture_motion`` (2, 3) float array or ``None``: with ``motion``, when the picture
+                     moved differently since the last still view than the board's place
+                     did since it was set (a camera creeping, followed once it adds up):
+                     the picture's move since that view. ``None``: the same as ``motion``.
     ``details``      how the board was found (``"method"``: ``"lattice"`` or
                      ``"outline"``, ``"cells_seen"``, ``"support"``), for diagnosis.
     """
@@ -61,6 +65,7 @@ class BoardReading:
     reference: np.ndarray | None = None
     details: dict = field(default_factory=dict)
     motion: np.ndarray | None = None
+    picture_motion: np.ndarray | None = None
 
     def __bool__(self) -> bool:
         return self.found

@@ -173,3 +173,24 @@ def test_a_camera_knocked_or_a_lamp_switched_off_mid_game(kind, tmp_path):
     assert len([e for e in events if e["event"] == "placed"]) == s.placements
     assert s.lines >= 1 and s.announced == s.lines and s.wrong_reason == 0
     assert s.false_quartos == 0 and s.flags == {}, s.problems
+
+
+@needs_game
+def test_a_camera_creeping_all_game(tmp_path):
+    """The camera's clamp sags all game long: by the end the picture has turned 6 degrees
+    and shifted 40 and 24 pixels (the cells move by more than half a pitch), a little at a
+    time, never enough between two still views to look like a knock. The watch follows the
+    board as it creeps: every placement at its cell and time, none more, the unclaimed
+    Quarto called, no false call, no flag. Before session 17 the cells were read where they
+    had been (four placements lost, the Quarto missed and a false one called)."""
+    video = os.path.join(ROOT, "samples", "game01.mp4")
+    truth = json.load(open(os.path.splitext(video)[0] + ".json"))
+    changed = str(tmp_path / "creeping.mp4")
+    truth = _bench("watch_eval").disturbed(video, truth, "drift", changed, size=2.0)
+    events = _run(changed, tmp_path)
+    s = score(truth, events, grace=3.0, late=1.5)
+    assert any(e["event"] == "board_moved" for e in events)
+    assert s.located == s.placements, s.problems
+    assert len([e for e in events if e["event"] == "placed"]) == s.placements
+    assert s.lines >= 1 and s.announced == s.lines and s.wrong_reason == 0
+    assert s.false_quartos == 0 and s.flags == {}, s.problems
