@@ -1,7 +1,7 @@
 """Follow every rendered game video with truth and score it (quarto_assist.scoring).
 
     python bench/watch_eval.py [VIDEO_OR_FOLDER ...] [--grace S] [--profile FILE] [--size WxH] [-v]
-                               [--json OUT] [--compare BASE]
+                               [--json OUT] [--compare BASE] [--disturb KIND [--disturb-size X]]
 
 Default: samples/*.mp4 and data/renders/**/*.mp4 that have a <name>.json beside them.
 Prints one row per video (placements found / invented, unclaimed Quartos announced and
@@ -18,7 +18,7 @@ control: the video writer's compression alone), ``bump`` the camera knocked once
 (turned 3 degrees and shifted 20 and 12 pixels; the truth moved alike from then on),
 ``drift`` the camera creeping the same way over the whole game (a clamp that sags: turned
 and shifted in proportion to the time, reaching the knock's 3 degrees, 20 and 12 pixels at the
-end),
+end; ``--disturb-size X`` scales the knock or the creep),
 ``light`` the room's light dropping to 70 % once between two moves, ``dusk`` the light
 falling from 100 % to 70 % over the whole game, ``noise`` a webcam's sensor noise (grey
 levels with a standard deviation of 6, new in every frame).
@@ -199,7 +199,10 @@ def main(argv=None) -> int:
                          "the same games from a camera of another resolution")
     ap.add_argument("--disturb", choices=DISTURBANCES,
                     help="watch each video changed as a real table changes it: the camera knocked, the light "
-                         "dropping or fading, sensor noise")
+                         "dropping or fading, the camera creeping, sensor noise")
+    ap.add_argument("--disturb-size", type=float, default=1.0, metavar="X",
+                    help="the knock's or the creep's size as a share of the standard one (3 degrees, 20 and 12 "
+                         "pixels; default 1)")
     args = ap.parse_args(argv)
     vids = videos(args.paths)
     if not vids:
@@ -228,7 +231,7 @@ def main(argv=None) -> int:
                 truth = rescaled(v, truth, args.size, src)
             if args.disturb:
                 out = os.path.join(tmp, "disturbed.mp4")
-                truth = disturbed(src, truth, args.disturb, out)
+                truth = disturbed(src, truth, args.disturb, out, size=args.disturb_size)
                 src = out
             ev = os.path.join(tmp, "events.jsonl")
             cmd = exe + ["watch", src, "--no-window", "--no-speech", "--events", ev, "--grace", str(args.grace),
