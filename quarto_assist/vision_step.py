@@ -38,11 +38,16 @@ MOTION_MIN = 0.06
 #: ... and it moved by less than this: the same view
 MOTION_SAME = 0.02
 #: a larger move is left to the full analyses
-MOTION_MAX = 1.0
+MOTION_MAX = 2.5
 #: a move is believed only when it makes the two views agree this well (correlation on the
 #: board's region) and this much better than without it (a hand, pieces come since)
 MOTION_AGREE = 0.8
 MOTION_GAIN = 0.05
+#: a move of more than a pitch (a hard knock: a cell lands near where another was) only when
+#: it makes the views agree this well
+MOTION_AGREE_FAR = 0.9
+#: a creep (see ``VisionStep._creep``) is followed up to this far; further is a knock's
+CREEP_MAX = 1.0
 
 
 class VisionStep:
@@ -257,7 +262,7 @@ class VisionStep:
             return None, False
         self._unsettled = False
         try:
-            m = estimate_motion(self._settled[0], frame, prev.homography)
+            m = estimate_motion(self._settled[0], frame, prev.homography, hard=True)
         except (cv2.error, np.linalg.LinAlgError):
             m = None
         if m is None:
@@ -270,7 +275,8 @@ class VisionStep:
                 return creep, False
         if shift < MOTION_SAME:
             return None, False
-        if shift < MOTION_MIN or shift > MOTION_MAX or m.after < MOTION_AGREE or m.after - m.before < MOTION_GAIN:
+        if shift < MOTION_MIN or shift > MOTION_MAX or m.after < MOTION_AGREE or m.after - m.before < MOTION_GAIN \
+                or (shift > 1.0 and m.after < MOTION_AGREE_FAR):
             return None, True
         self._move(frame, m)
         return (m, None), False
@@ -312,7 +318,7 @@ class VisionStep:
         total = m.homography() @ ref[2]
         board = Motion(total[:2].copy(), m.before, m.after)
         shift = _shift(board, np.asarray(prev.cell_centers, float))
-        if shift < MOTION_MIN or shift > MOTION_MAX or m.after - m.before < MOTION_GAIN:
+        if shift < MOTION_MIN or shift > CREEP_MAX or m.after - m.before < MOTION_GAIN:
             return None
         self._move(frame, board)
         return board, since_still

@@ -194,3 +194,24 @@ def test_a_camera_creeping_all_game(tmp_path):
     assert len([e for e in events if e["event"] == "placed"]) == s.placements
     assert s.lines >= 1 and s.announced == s.lines and s.wrong_reason == 0
     assert s.false_quartos == 0 and s.flags == {}, s.problems
+
+
+@needs_game
+def test_a_hard_knock_mid_game(tmp_path):
+    """Mid-game someone knocks the camera hard: it turns 9 degrees and the picture shifts by
+    60 and 36 pixels, so the cells move by more than a pitch. The watch follows the board
+    (the move is registered from matched corners when registering from no move fails):
+    every placement at its cell and time, none more, the Quarto called, no flag. Before
+    session 17 a move of more than a pitch was left to the full analyses: four placements
+    lost, the Quarto missed, eight flags."""
+    video = os.path.join(ROOT, "samples", "game01.mp4")
+    truth = json.load(open(os.path.splitext(video)[0] + ".json"))
+    changed = str(tmp_path / "knocked_hard.mp4")
+    truth = _bench("watch_eval").disturbed(video, truth, "bump", changed, size=3.0)
+    events = _run(changed, tmp_path)
+    s = score(truth, events, grace=3.0, late=1.5)
+    assert any(e["event"] == "board_moved" for e in events)
+    assert s.located == s.placements, s.problems
+    assert len([e for e in events if e["event"] == "placed"]) == s.placements
+    assert s.lines >= 1 and s.announced == s.lines and s.wrong_reason == 0
+    assert s.false_quartos == 0 and s.flags == {}, s.problems
