@@ -149,6 +149,28 @@ def _bench(name):
     return tool
 
 
+def _watch_disturbed(tmp_path, kind: str, moved: bool, **how) -> None:
+    """Watch samples/game01.mp4 changed by ``bench/watch_eval.disturbed(kind, **how)`` and
+    check the game came through: every placement at its cell and time, none more, the
+    unclaimed Quarto called for the right reason, no false call, no flag; ``moved``: the
+    board was followed to a new place in the picture."""
+    video = os.path.join(ROOT, "samples", "game01.mp4")
+    truth = json.load(open(os.path.splitext(video)[0] + ".json"))
+    if how.pop("mid_game", False):
+        middle = truth["placements"][len(truth["placements"]) // 2 - 1]
+        how["at"] = middle["settled_t"] + 0.3
+    changed = str(tmp_path / "changed.mp4")
+    truth = _bench("watch_eval").disturbed(video, truth, kind, changed, **how)
+    events = _run(changed, tmp_path)
+    s = score(truth, events, grace=3.0, late=1.5)
+    if moved:
+        assert any(e["event"] == "board_moved" for e in events)
+    assert s.located == s.placements, s.problems
+    assert len([e for e in events if e["event"] == "placed"]) == s.placements
+    assert s.lines >= 1 and s.announced == s.lines and s.wrong_reason == 0
+    assert s.false_quartos == 0 and s.flags == {}, s.problems
+
+
 @needs_game
 @pytest.mark.parametrize("kind", ["bump", "light"])
 def test_a_camera_knocked_or_a_lamp_switched_off_mid_game(kind, tmp_path):
@@ -160,19 +182,7 @@ def test_a_camera_knocked_or_a_lamp_switched_off_mid_game(kind, tmp_path):
     knock the cells were read where they used to be (two pieces lost, one invented, the
     Quarto called for a wrong reason), and the light's drop was taken for a hand until the
     next hand came, which lost the piece set down just before."""
-    video = os.path.join(ROOT, "samples", "game01.mp4")
-    truth = json.load(open(os.path.splitext(video)[0] + ".json"))
-    middle = truth["placements"][len(truth["placements"]) // 2 - 1]
-    changed = str(tmp_path / "changed.mp4")
-    truth = _bench("watch_eval").disturbed(video, truth, kind, changed, at=middle["settled_t"] + 0.3)
-    events = _run(changed, tmp_path)
-    s = score(truth, events, grace=3.0, late=1.5)
-    if kind == "bump":
-        assert any(e["event"] == "board_moved" for e in events)
-    assert s.located == s.placements, s.problems
-    assert len([e for e in events if e["event"] == "placed"]) == s.placements
-    assert s.lines >= 1 and s.announced == s.lines and s.wrong_reason == 0
-    assert s.false_quartos == 0 and s.flags == {}, s.problems
+    _watch_disturbed(tmp_path, kind, moved=kind == "bump", mid_game=True)
 
 
 @needs_game
@@ -180,38 +190,16 @@ def test_a_camera_creeping_all_game(tmp_path):
     """The camera's clamp sags all game long: by the end the picture has turned 6 degrees
     and shifted 40 and 24 pixels (the cells move by more than half a pitch), a little at a
     time, never enough between two still views to look like a knock. The watch follows the
-    board as it creeps: every placement at its cell and time, none more, the unclaimed
-    Quarto called, no false call, no flag. Before session 17 the cells were read where they
-    had been (four placements lost, the Quarto missed and a false one called)."""
-    video = os.path.join(ROOT, "samples", "game01.mp4")
-    truth = json.load(open(os.path.splitext(video)[0] + ".json"))
-    changed = str(tmp_path / "creeping.mp4")
-    truth = _bench("watch_eval").disturbed(video, truth, "drift", changed, size=2.0)
-    events = _run(changed, tmp_path)
-    s = score(truth, events, grace=3.0, late=1.5)
-    assert any(e["event"] == "board_moved" for e in events)
-    assert s.located == s.placements, s.problems
-    assert len([e for e in events if e["event"] == "placed"]) == s.placements
-    assert s.lines >= 1 and s.announced == s.lines and s.wrong_reason == 0
-    assert s.false_quartos == 0 and s.flags == {}, s.problems
+    board as it creeps. Before session 17 the cells were read where they had been (four
+    placements lost, the Quarto missed, a false one called and a flag)."""
+    _watch_disturbed(tmp_path, "drift", moved=True, size=2.0)
 
 
 @needs_game
 def test_a_hard_knock_mid_game(tmp_path):
     """Mid-game someone knocks the camera hard: it turns 9 degrees and the picture shifts by
     60 and 36 pixels, so the cells move by more than a pitch. The watch follows the board
-    (the move is registered from matched corners when registering from no move fails):
-    every placement at its cell and time, none more, the Quarto called, no flag. Before
-    session 17 a move of more than a pitch was left to the full analyses: four placements
-    lost, the Quarto missed, eight flags."""
-    video = os.path.join(ROOT, "samples", "game01.mp4")
-    truth = json.load(open(os.path.splitext(video)[0] + ".json"))
-    changed = str(tmp_path / "knocked_hard.mp4")
-    truth = _bench("watch_eval").disturbed(video, truth, "bump", changed, size=3.0)
-    events = _run(changed, tmp_path)
-    s = score(truth, events, grace=3.0, late=1.5)
-    assert any(e["event"] == "board_moved" for e in events)
-    assert s.located == s.placements, s.problems
-    assert len([e for e in events if e["event"] == "placed"]) == s.placements
-    assert s.lines >= 1 and s.announced == s.lines and s.wrong_reason == 0
-    assert s.false_quartos == 0 and s.flags == {}, s.problems
+    (the move is registered from matched corners when registering from no move fails).
+    Before session 17 a move of more than a pitch was left to the full analyses: four
+    placements lost, the Quarto missed, eight flags."""
+    _watch_disturbed(tmp_path, "bump", moved=True, size=3.0)
