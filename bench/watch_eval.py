@@ -18,9 +18,11 @@ control: the video writer's compression alone), ``bump`` the camera knocked once
 (turned 3 degrees and shifted 20 and 12 pixels; the truth moved alike from then on),
 ``drift`` the camera creeping the same way over the whole game (a clamp that sags: turned
 and shifted in proportion to the time, reaching the knock's 3 degrees, 20 and 12 pixels at the
-end; ``--disturb-size X`` scales the knock or the creep),
+end; ``--disturb-size X`` scales the knock, the creep or the exposure's swing),
 ``light`` the room's light dropping to 70 % once between two moves, ``dusk`` the light
-falling from 100 % to 70 % over the whole game, ``noise`` a webcam's sensor noise (grey
+falling from 100 % to 70 % over the whole game, ``exposure`` a webcam's automatic exposure
+brightening the picture by up to 25 % while an arm is in view (half a second to follow it
+either way), ``noise`` a webcam's sensor noise (grey
 levels with a standard deviation of 6, new in every frame).
 """
 
@@ -92,7 +94,7 @@ def rescaled(video: str, truth: dict, size: tuple[int, int], out: str) -> dict:
 
 
 #: the ways --disturb changes a video (see the module's docstring)
-DISTURBANCES = ("copy", "bump", "drift", "light", "dusk", "noise")
+DISTURBANCES = ("copy", "bump", "drift", "light", "dusk", "exposure", "noise")
 
 
 def quiet_moment(truth: dict) -> float:
@@ -111,8 +113,8 @@ def disturbed(video: str, truth: dict, kind: str, out: str, at: float | None = N
     """Write ``video`` as ``out`` changed by the disturbance ``kind`` (:data:`DISTURBANCES`)
     and return its truth (for ``bump`` and ``drift``: every position moved as the picture
     had moved by then). ``at``: the time of the knock or the light's drop (default:
-    :func:`quiet_moment`). ``size``: the knock's or the creep's size, as a share of the
-    standard one."""
+    :func:`quiet_moment`). ``size``: the knock's, the creep's or the exposure's size, as a
+    share of the standard one."""
     import cv2
     import numpy as np
 
@@ -143,6 +145,8 @@ def disturbed(video: str, truth: dict, kind: str, out: str, at: float | None = N
                                        borderMode=cv2.BORDER_REPLICATE)
             elif kind == "light" and t >= t_quiet:
                 frame = cv2.convertScaleAbs(frame, alpha=0.7)
+            elif kind == "exposure":
+                frame = cv2.convertScaleAbs(frame, alpha=1.0 + 0.25 * size * _arm_share(truth, t))
             elif kind == "dusk":
                 frame = cv2.convertScaleAbs(frame, alpha=1.0 - 0.3 * min(1.0, i / n))
             elif kind == "noise":
@@ -176,6 +180,17 @@ def disturbed(video: str, truth: dict, kind: str, out: str, at: float | None = N
     return t
 
 
+def _arm_share(truth: dict, t: float, lag: float = 0.5) -> float:
+    """0-1: how far a camera's automatic exposure has followed an arm in view at time
+    ``t`` (it follows over ``lag`` seconds as the arm comes and again as it goes)."""
+    share = 0.0
+    for h in truth.get("hands", []):
+        a, b = h["from_t"], h["to_t"]
+        if a <= t <= b + lag:
+            share = max(share, min(1.0, (t - a) / lag) if t <= b else max(0.0, 1.0 - (t - b) / lag) * min(1.0, (b - a) / lag))
+    return share
+
+
 def _flags(flags: dict[str, int]) -> str:
     """The flags raised (the games are played fairly: each is a false alarm)."""
     n = sum(flags.values())
@@ -201,8 +216,8 @@ def main(argv=None) -> int:
                     help="watch each video changed as a real table changes it: the camera knocked, the light "
                          "dropping or fading, the camera creeping, sensor noise")
     ap.add_argument("--disturb-size", type=float, default=1.0, metavar="X",
-                    help="the knock's or the creep's size as a share of the standard one (3 degrees, 20 and 12 "
-                         "pixels; default 1)")
+                    help="the knock's, the creep's or the exposure's size as a share of the standard one (3 "
+                         "degrees, 20 and 12 pixels; 25 %%; default 1)")
     args = ap.parse_args(argv)
     vids = videos(args.paths)
     if not vids:
