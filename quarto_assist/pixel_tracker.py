@@ -40,6 +40,9 @@ from .tracker import Issue, Tracker, TrackerSettings, TrackEvent, _moved_points,
 
 #: a change of every cell's brightness by this share from one frame to the next is a change of light
 LIGHT_STEP = 0.06
+#: ... but only when the light held steady just before and after (within this): a ramp is not
+#: a step
+LIGHT_STEADY = 0.02
 #: frames kept of the steady window's last entries (a knock is told a few frames late)
 RECENT = 12
 THUMB = 8  # signature: THUMB x THUMB grey thumbnail per cell
@@ -325,21 +328,27 @@ class PixelTracker(Tracker):
         return out + self._judge_window(t, got)
 
     def _light_step(self) -> list[TrackEvent]:
-        """The light changed between the last two frames (every cell dimmed or brightened
-        in proportion, nothing else moved: a lamp switched off, a cloud): the still view
-        before it is judged at once (a piece set down just before is not lost when the next
-        hand comes before the view in the new light has stood still long enough), and the
-        steady window starts again in the new light."""
+        """The light changed from one frame to the next and held steady on either side
+        (every cell dimmed or brightened in proportion, nothing else moved: a lamp switched
+        off, a cloud; not a camera's exposure ramping over several frames as an arm comes
+        or goes, whose still views in mid-ramp are no views to judge: their clipped
+        highlights do not scale back). Seen one frame late, so that the light is known to
+        hold after the step: the still view before it is judged at once (a piece set down
+        just before is not lost when the next hand comes before the view in the new light
+        has stood still long enough), and the steady window starts again in the new light."""
         run = self._run
-        if len(run) < 3 or run[-1][2] is None or run[-2][2] is None:
+        if len(run) < 4 or any(e[2] is None for e in run[-4:]):
             return []
-        now, before = run[-1][2][0], run[-2][2][0]
-        gain = cells_light_gain(now, before)
-        if abs(gain - 1.0) < LIGHT_STEP or np.abs(now - gain * before).mean(axis=1).max() > self.settings.still:
+        now, after, before, older = (e[2][0] for e in run[-1:-5:-1])
+        gain = cells_light_gain(after, before)
+        if abs(gain - 1.0) < LIGHT_STEP or np.abs(after - gain * before).mean(axis=1).max() > self.settings.still:
             return []
-        self._run = run[:-1]
+        if abs(cells_light_gain(before, older) - 1.0) >= LIGHT_STEADY or \
+                abs(cells_light_gain(now, after) - 1.0) >= LIGHT_STEADY:
+            return []  # a ramp, not a step: the window waits for the light to settle
+        self._run = run[:-2]
         out = self._judge_before() if self._known and self.baseline is not None else []
-        self._run, self._run_start = [run[-1]], run[-1][0]
+        self._run, self._run_start = run[-2:], run[-2][0]
         self._relit = True
         return out
 

@@ -203,3 +203,13 @@ def test_a_hard_knock_mid_game(tmp_path):
     Before session 17 a move of more than a pitch was left to the full analyses: four
     placements lost, the Quarto missed, eight flags."""
     _watch_disturbed(tmp_path, "bump", moved=True, size=3.0)
+
+
+@needs_game
+def test_a_webcam_exposure_swinging_as_arms_come_and_go(tmp_path):
+    """The webcam's automatic exposure brightens the picture by up to half as much again
+    while an arm is in view (bright pieces clip at white) and takes half a second to come
+    back after it. The watch waits for the light to settle instead of judging views in the
+    middle of the ramp. Before session 17 each frame of the ramp was taken for a lamp
+    switched on or off: five placements lost or misnamed, the Quarto missed, 19 flags."""
+    _watch_disturbed(tmp_path, "exposure", moved=False, size=2.0)
