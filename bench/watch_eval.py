@@ -186,8 +186,12 @@ def _arm_share(truth: dict, t: float, lag: float = 0.5) -> float:
     share = 0.0
     for h in truth.get("hands", []):
         a, b = h["from_t"], h["to_t"]
-        if a <= t <= b + lag:
-            share = max(share, min(1.0, (t - a) / lag) if t <= b else max(0.0, 1.0 - (t - b) / lag) * min(1.0, (b - a) / lag))
+        if not a <= t <= b + lag:
+            continue
+        reached = min(1.0, (min(t, b) - a) / lag)  # how far it followed the arm coming
+        if t > b:
+            reached *= 1.0 - (t - b) / lag  # ... and back as it goes
+        share = max(share, reached)
     return share
 
 

@@ -306,10 +306,13 @@ class VisionStep:
         prev = self.previous
         if ref is None or ref[1] is not prev.homography:
             return None
-        try:
-            m = estimate_motion(ref[0], frame, prev.homography)
-        except (cv2.error, np.linalg.LinAlgError):
-            m = None
+        if ref[0] is self._settled[0]:
+            m = since_still  # that view is the last still one: registered already
+        else:
+            try:
+                m = estimate_motion(ref[0], frame, prev.homography)
+            except (cv2.error, np.linalg.LinAlgError):
+                m = None
         if m is None or m.after < m.before:
             # the move does not explain the picture (many pieces came since that view):
             # start again from this one, the creep so far kept

@@ -89,19 +89,19 @@ def estimate_motion(first: np.ndarray, second: np.ndarray, H: np.ndarray, iterat
     if box is None:
         return None
     x0, y0, x1, y1 = box
-    ga, gb = _grey(first)[y0:y1, x0:x1], _grey(second)[y0:y1, x0:x1]
+    first, second = _grey(first), _grey(second)
+    ga, gb = first[y0:y1, x0:x1], second[y0:y1, x0:x1]
+    T = np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1]])  # region pixels -> image pixels
     best = _register(ga, gb, np.eye(3), LEVELS, iterations)
     if hard and (best is None or best[2] < GUESS_BELOW):
-        guess = _matched_corners(_grey(first), _grey(second), box)
+        guess = _matched_corners(first, second, box)
         if guess is not None:
-            T0 = np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1]])
-            again = _register(ga, gb, np.linalg.inv(T0) @ guess @ T0, LEVELS[1:], iterations)
+            again = _register(ga, gb, np.linalg.inv(T) @ guess @ T, LEVELS[1:], iterations)
             if again is not None and (best is None or again[2] > best[2]):
                 best = again
     if best is None:
         return None
     W, before, after = best
-    T = np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1]])
     full = T @ W @ np.linalg.inv(T)
     return Motion(full[:2], before, float(after))
 
