@@ -45,6 +45,7 @@ LIGHT_STEP = 0.06
 LIGHT_STEADY = 0.02
 #: frames kept of the steady window's last entries (a knock is told a few frames late)
 RECENT = 12
+BEFORE_MARGIN = 1.5  # the frame around a cell kept for an undo, in cell pitches each way
 THUMB = 8  # signature: THUMB x THUMB grey thumbnail per cell
 #: first thumbnail row at the cell centre or below (the patch spans 0.5 pitch above the
 #: centre to 0.2 below): where a piece standing on the cell has its foot
@@ -177,11 +178,52 @@ def piece_log_likelihoods(p: np.ndarray) -> np.ndarray:
     return out
 
 
+@dataclass
+class Before:
+    """A cell's picture before its piece came, for an undo: its signature, and the frame
+    around it (``patch``, whose top-left corner was at ``corner`` in the frame) with the
+    picture's move since (``move``, (2, 3) affine, ``None``: not moved), so that after a
+    knock the empty cell is pictured where and as it now stands."""
+
+    signature: np.ndarray
+    patch: np.ndarray | None = None
+    corner: tuple[int, int] = (0, 0)
+    move: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, signature: np.ndarray, frame: np.ndarray | None, centers: np.ndarray | None, cell: int) -> "Before":
+        if frame is None or centers is None:
+            return cls(signature.copy())
+        center = centers[cell]
+        r = int(np.ceil(BEFORE_MARGIN * _spacing(centers)))
+        h, w = frame.shape[:2]
+        x0, y0 = max(0, int(center[0]) - r), max(0, int(center[1]) - r)
+        patch = frame[y0:min(h, int(center[1]) + r + 1), x0:min(w, int(center[0]) + r + 1)]
+        return cls(signature.copy(), patch.copy(), (x0, y0))
+
+    def moved(self, motion: np.ndarray) -> None:
+        self.move = motion.copy() if self.move is None else compose(motion, self.move)
+
+    def now(self, cell: int, shape: tuple, centers: np.ndarray) -> np.ndarray:
+        """The cell's signature before its piece came, as the picture now stands."""
+        if self.move is None or self.patch is None or self.patch.size == 0:
+            return self.signature
+        to = self.move.copy()
+        to[:, 2] += self.move[:, :2] @ np.asarray(self.corner, float)
+        canvas = cv2.warpAffine(self.patch, to, (shape[1], shape[0]), flags=cv2.INTER_LINEAR)
+        return signatures(canvas, centers)[cell]
+
+
+def compose(after: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The (2, 3) affine map of ``first`` then ``after``."""
+    return np.hstack([after[:, :2] @ first[:, :2], (after[:, :2] @ first[:, 2] + after[:, 2])[:, None]])
+
+
 class PixelTracker(Tracker):
     def __init__(self, settings: PixelSettings | None = None, board=None):
         super().__init__(settings or PixelSettings(), board)
         self.baseline: np.ndarray | None = None  # (16, THUMB*THUMB): the accepted board's picture
-        self._before: dict[int, np.ndarray] = {}  # cell -> its picture before its piece came
+        self._before: dict[int, Before] = {}  # cell -> its picture before its piece came
         self._latest: np.ndarray | None = None  # last steady window's mean signature
         self._issue_key = None
         self._sig_centers: np.ndarray | None = None
@@ -237,6 +279,8 @@ class PixelTracker(Tracker):
         super()._moved(t, motion, picture)
         if self._sig_centers is not None:
             self._sig_centers = _moved_points(self._sig_centers, motion)
+        for before in self._before.values():
+            before.moved(motion if picture is None else picture)
         if self._base_frame is not None:
             h, w = self._base_frame.shape[:2]
             self._base_frame = cv2.warpAffine(self._base_frame, motion if picture is None else picture, (w, h),
@@ -261,7 +305,10 @@ class PixelTracker(Tracker):
         super().remove(cell)
         self._forget(cell)
         if self.baseline is not None and cell in self._before:
-            self.baseline[cell] = self._before.pop(cell)
+            shape = self._base_frame.shape if self._base_frame is not None else None
+            before = self._before.pop(cell)
+            self.baseline[cell] = before.signature if shape is None or self._sig_centers is None \
+                else before.now(cell, shape, self._sig_centers)
 
     def correct(self, cell: int, piece) -> None:
         self.board[cell] = piece
@@ -582,7 +629,7 @@ class PixelTracker(Tracker):
             # settled: since when the whole picture has stood still (the window just judged
             # is the first still one), and the new piece looked as it does now
             first = max(self._run_start, t - s.settle, self._first_change(c, mean[c], d[c]))
-            self._before[c] = self.baseline[c].copy()
+            self._before[c] = Before.of(self.baseline[c], self._base_frame, self._sig_centers, c)
             self.board[c] = piece
             if piece == self.given:
                 self._told.add(c)

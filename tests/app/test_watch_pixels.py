@@ -577,3 +577,57 @@ def test_a_calibrated_sets_colours_name_the_first_piece_of_a_game():
     assert run((92.0, 0.0, 1.0, 45.0, 6.0, -5.0, 6.0)) == 0x3  # calibrated: dark
     # a piece of the light colour stays light
     assert run((44.0, 6.0, -5.0, 20.0, 2.0, 2.0, 6.0)) == 0x1
+
+
+def _textured(motion):
+    """A frame maker on a board with a grain (so an empty cell's picture depends on where
+    the camera is), everything moved by the (2, 3) affine map ``motion``."""
+    rng = np.random.default_rng(7)
+    grain = cv2.GaussianBlur(rng.normal(0, 300, (H, W)).astype(np.float32), (0, 0), 2.5)
+    board = cv2.warpAffine(np.clip(80 + grain, 0, 255).astype(np.uint8), motion, (W, H),
+                           borderMode=cv2.BORDER_REFLECT)
+    at = CENTRES @ motion[:, :2].T + motion[:, 2]
+
+    def make(cells, hand=None):
+        img = cv2.cvtColor(board, cv2.COLOR_GRAY2BGR)
+        for c, p in enumerate(cells):
+            if p is not None:
+                cv2.circle(img, (int(at[c][0]), int(at[c][1])), 13, (150 + 6 * p,) * 3, -1)
+        for c in hand or ():
+            cv2.circle(img, (int(at[c][0]), int(at[c][1])), 22, (90, 120, 200), -1)
+        return img
+
+    return make, at
+
+
+def test_an_undo_after_the_camera_was_knocked_takes_the_cell_back_as_it_now_looks():
+    # two pieces, the camera knocked (vision follows it), then the last move undone and
+    # its piece taken off: the cell's picture from before its piece came was taken where
+    # the cell used to be in the picture, turned with it; the now empty cell must not
+    # read as a new piece
+    b1, b2, b3 = empty(), empty(), empty()
+    b1[5] = b2[5] = b3[5] = 9
+    b2[10] = 3
+    b3[10] = 6
+    motion = cv2.getRotationMatrix2D((160.0, 110.0), 10.0, 1.0)
+    motion[:, 2] += (6, 4)
+    steps = [(empty(), None, 0, 2.0), (empty(), [5], 0, 1.0), (b1, None, 0, 2.0), (b1, [10], 0, 1.0),
+             (b2, None, 0, 2.0), (b2, None, 1, 2.0), (b2, [10], 1, 1.0), (b1, None, 1, 2.5),
+             (b1, [10], 1, 1.0), (b3, None, 1, 2.0)]
+    tr, vision, events, t = PixelTracker(PixelSettings()), TrueVision(0), [], 0.0
+    for k, (cells, hand, moved, seconds) in enumerate(steps):
+        if k == 6:
+            tr.remove(10)  # the user pressed undo
+        make, at = _textured(motion if moved else np.eye(2, 3))
+        for n in range(int(seconds * 10)):
+            r = vision.read(cells, hand is not None)
+            r.cell_centers = at.copy()
+            if k == 5 and n == 0:
+                r.motion = motion
+            events += tr.update(t, r, make(cells, hand))
+            t += 0.1
+    placed = [e for e in events if e.kind == "placed"]
+    assert [(e.cell, e.piece) for e in placed] == [(5, 9), (10, 3), (10, 6)]
+    assert placed[-1].t > 13.5  # when the new piece came, not when the cell was emptied
+    assert [e for e in events if e.kind == "flagged"] == []
+    assert tr.board[10] == 6
