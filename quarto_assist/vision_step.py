@@ -37,8 +37,10 @@ TRUST_AFTER = 1.5
 MOTION_MIN = 0.06
 #: ... and it moved by less than this: the same view
 MOTION_SAME = 0.02
-#: a larger move is left to the full analyses
+#: a larger move is believed only when it makes the views agree as well as
+#: ``MOTION_AGREE_HUGE`` (a camera knocked hard; the cells must stay in the picture)
 MOTION_MAX = 2.5
+MOTION_AGREE_HUGE = 0.97
 #: a move is believed only when it makes the two views agree this well (correlation on the
 #: board's region) and this much better than without it (a hand, pieces come since)
 MOTION_AGREE = 0.8
@@ -250,7 +252,9 @@ class VisionStep:
         ``None``; the game's tracker moves its pictures by the latter. Without this the
         per-frame step would read every cell where it used to be: a knock of a few degrees
         moves the cells by a third of a pitch and looks like no hand at all. A larger move
-        is left to the full analyses (``JUMP_VOTES``). A camera creeping is followed by
+        is followed only when it makes the views agree nearly perfectly
+        (``MOTION_AGREE_HUGE``) and keeps every cell in the picture; else it is left to the
+        full analyses (``JUMP_VOTES``). A camera creeping is followed by
         :meth:`_creep` when no knock is seen."""
         prev = self.previous
         if not self._still:
@@ -275,8 +279,9 @@ class VisionStep:
                 return creep, False
         if shift < MOTION_SAME:
             return None, False
-        if shift < MOTION_MIN or shift > MOTION_MAX or m.after < MOTION_AGREE or m.after - m.before < MOTION_GAIN \
-                or (shift > 1.0 and m.after < MOTION_AGREE_FAR):
+        if shift < MOTION_MIN or m.after < MOTION_AGREE or m.after - m.before < MOTION_GAIN \
+                or (shift > 1.0 and m.after < MOTION_AGREE_FAR) \
+                or (shift > MOTION_MAX and (m.after < MOTION_AGREE_HUGE or not _inside(m.apply(centers), frame))):
             return None, True
         self._move(frame, m)
         return (m, None), False
@@ -392,6 +397,12 @@ class VisionStep:
 def _shift(m, centers: np.ndarray) -> float:
     """How far the move ``m`` takes the cell that moves most, in cell spacings."""
     return float(np.linalg.norm(m.apply(centers) - centers, axis=1).max()) / _spacing(centers)
+
+
+def _inside(points: np.ndarray, frame: np.ndarray) -> bool:
+    """Whether every (x, y) of ``points`` lies in ``frame``'s picture."""
+    h, w = frame.shape[:2]
+    return bool(np.all((points[:, 0] >= 0) & (points[:, 0] < w) & (points[:, 1] >= 0) & (points[:, 1] < h)))
 
 
 def _grey(frame: np.ndarray) -> np.ndarray:

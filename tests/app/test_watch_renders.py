@@ -196,13 +196,17 @@ def test_a_camera_creeping_all_game(tmp_path):
 
 
 @needs_game
-def test_a_hard_knock_mid_game(tmp_path):
+@pytest.mark.parametrize("size", [3.0, 6.0])
+def test_a_hard_knock_mid_game(size, tmp_path):
     """Mid-game someone knocks the camera hard: it turns 9 degrees and the picture shifts by
-    60 and 36 pixels, so the cells move by more than a pitch. The watch follows the board
-    (the move is registered from matched corners when registering from no move fails).
-    Before session 17 a move of more than a pitch was left to the full analyses: four
-    placements lost, the Quarto missed, eight flags."""
-    _watch_disturbed(tmp_path, "bump", moved=True, size=3.0)
+    60 and 36 pixels (``size`` 3), so the cells move by more than a pitch, or 18 degrees
+    and 120 and 72 pixels (``size`` 6: nearly three pitches). The watch follows the
+    board (the move is registered from matched corners when registering from no move
+    fails). Before session 17 a move of more than a pitch was left to the full analyses:
+    four placements lost, the Quarto missed, eight flags; before session 18 one of more
+    than 2.5 pitches was: the game stopped at the knock, as vision read the cells where
+    they used to be and the board was never matched again."""
+    _watch_disturbed(tmp_path, "bump", moved=True, size=size)
 
 
 @needs_game
