@@ -98,6 +98,20 @@ class TrackEvent:
     changes: dict = field(default_factory=dict)
 
 
+#: how much better (natural log of the likelihood ratio) vision's attribute probabilities
+#: must fit the game's pieces under one grid symmetry than under any other before a moved
+#: board is matched again by them
+REMATCH_MARGIN = 4.0
+
+
+def _fit(probs: np.ndarray, piece: int) -> float:
+    """Log-likelihood of ``piece`` under vision's (5,) probabilities (occupied, tall,
+    dark, square, hollow), each kept within 0.05-0.95 so one sure misreading weighs no
+    more than about three bits of evidence."""
+    q = np.clip(np.asarray(probs, float)[1:5], 0.05, 0.95)
+    return float(sum(np.log(q[k] if piece >> k & 1 else 1.0 - q[k]) for k in range(4)))
+
+
 def _moved_points(pts: np.ndarray, motion: np.ndarray) -> np.ndarray:
     """(n, 2) pixel positions moved by the (2, 3) affine map ``motion``."""
     return np.asarray(pts, float) @ motion[:, :2].T + motion[:, 2]
@@ -263,18 +277,36 @@ class Tracker:
         return []
 
     def _rematch(self, reading) -> tuple[int, ...] | None:
-        """The board was moved: pick the grid symmetry under which the pieces seen agree
-        best with the game board; accept only a near-complete agreement."""
-        best, best_score = None, -1
-        for p in GRID_PERMS:
-            score = sum(1 for i in range(16) if reading.cells[p[i]] == self.board[i])
-            if score > best_score:
-                best, best_score = p, score
-        if best_score < 15 or sum(b is not None for b in self.board) < 2:
+        """The board was moved, or the camera knocked too far to follow: pick the grid
+        symmetry under which the board seen agrees with the game board. Taken when the
+        pieces seen agree on 15 cells or more; else (vision misnames a piece or two
+        in most views of a busy board) when the cells occupied agree on 15 or more and
+        vision's attribute probabilities fit the game's pieces better under that symmetry
+        than under any other whose cells occupied agree as well, by ``REMATCH_MARGIN``
+        (natural log of the likelihood ratio)."""
+        if sum(b is not None for b in self.board) < 2:
             return None  # too little to go on (an empty board looks the same any way round)
-        self.centers = np.asarray(reading.cell_centers, float)[list(best)].copy()
+        probs = getattr(reading, "probabilities", None)
+        probs = None if probs is None else np.asarray(probs, float)
+        scored = []
+        for p in GRID_PERMS:
+            same = sum(1 for i in range(16) if reading.cells[p[i]] == self.board[i])
+            occupied = sum(1 for i in range(16) if (reading.cells[p[i]] is None) == (self.board[i] is None))
+            fit = 0.0 if probs is None else sum(_fit(probs[p[i]], self.board[i])
+                                                for i in range(16) if self.board[i] is not None)
+            scored.append((same, occupied, fit, p))
+        best = max(scored, key=lambda s: s[0])
+        if best[0] < 15:
+            if probs is None:
+                return None
+            alike = sorted((s for s in scored if s[1] >= 15), key=lambda s: -s[2])
+            if not alike or (len(alike) > 1 and alike[0][2] - alike[1][2] < REMATCH_MARGIN):
+                return None
+            best = alike[0]
+        perm = best[3]
+        self.centers = np.asarray(reading.cell_centers, float)[list(perm)].copy()
         self._stable = None
-        return best
+        return perm
 
     # --- steadiness -------------------------------------------------------------
     def _break_run(self, t: float, out: list[TrackEvent]) -> None:
