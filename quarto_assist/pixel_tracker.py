@@ -568,12 +568,16 @@ class PixelTracker(Tracker):
         if empties and d[empties[0]] >= s.place_change:
             c = empties[0]
             second = empties[1] if len(empties) > 1 else None
-            if second is not None and _touching(c, second):
-                # a piece set down shades its neighbours and hides part of the cell behind it
-                # in the picture: a neighbour that changed but reads empty is that, not a piece
-                if empty_share[c] >= s.shadow_empty and empty_share[second] < 0.5:
-                    c, second = second, c  # the shade changed more than the piece's own cell
-                elif (self.centers is not None and _rises_over(self.centers, second, c)
+            # a piece set down shades its neighbours and hides part of the cell behind it in
+            # the picture: a neighbour that changed but reads empty is that, not a piece, even
+            # when it changed most (a lamp behind the board casts a tall piece's shadow over
+            # the cell in front) and the cell it rises over changed more than its own
+            shaded = None if empty_share[c] < s.shadow_empty else next(
+                (o for o in empties[1:] if d[o] >= s.place_change and _touching(c, o) and empty_share[o] < 0.5), None)
+            if shaded is not None:
+                c, second = shaded, c  # the shade changed more than the piece's own cell
+            elif second is not None and _touching(c, second):
+                if (self.centers is not None and _rises_over(self.centers, second, c)
                       and (empty_share[c] - empty_share[second] >= s.front_share or foot[second] >= s.front_foot)):
                     # a tall piece on the cell in front covers much of the cell behind it in the
                     # picture, which may change more than its own: where the two are front and

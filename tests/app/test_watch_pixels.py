@@ -203,6 +203,26 @@ def test_a_new_pieces_shadow_on_the_cell_behind_is_not_a_second_piece():
     assert [e for e in events if e.kind == "flagged"] == []
 
 
+def test_a_shadow_cast_forward_that_changes_most_with_the_cell_behind_next_is_still_only_shade():
+    # a lamp behind the board: a pale tall piece set on cell 9 casts its shadow over cell 13
+    # in front of it, which changes most, and rises over cell 5 behind it, which changes more
+    # than the piece's own cell; vision sees the piece on 9 and both others empty. Before
+    # session 18 only the second most changed cell could take the piece from its shadow:
+    # the piece was put on 13
+    def lit(cells, hand=None):
+        img = frame(cells, hand)
+        if cells[9] is not None:
+            for c, level in ((13, 160), (5, 110)):
+                x, y = (int(v) for v in CENTRES[c])
+                cv2.rectangle(img, (x - 18, y - 18), (x + 18, y + 18), (level,) * 3, -1)
+        return img
+
+    b2 = empty()
+    b2[9] = 0x1
+    tr, events = follow(one_placement(b2), TrueVision(0), lit)
+    assert [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [(9, 0x1)]
+
+
 def test_a_shade_that_changes_more_than_the_piece_itself_is_still_only_shade():
     shaded = shaded_frames(200)
     b2 = empty()
