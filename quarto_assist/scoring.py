@@ -5,7 +5,8 @@ A truth placement is *found* when a ``placed`` event has the same piece, its
 the placement's ``t`` and ``settled_t + late``. Any other ``placed`` event is *invented*.
 *located* counts placements at the right cell and time whatever the piece, *final_right*
 those of them whose piece is right after later ``reread`` events.
-*flags* counts the ``flagged`` events by kind: in a fairly played game each is a false alarm.
+*flags* counts the ``flagged`` events by kind, and ``board_unmatched`` as ``unmatched``: in a
+fairly played game each is a false alarm.
 An unclaimed winning line is *announced* when a ``quarto`` event names the same four
 cells (by centre) no later than ``settled_t + grace + late`` of the placement that made it;
 announced *for a wrong reason* (``wrong_reason``) when the event says the line shares a
@@ -132,6 +133,9 @@ def score(truth: dict, events: list[dict], grace: float = 3.0, late: float = 1.5
         if e["event"] == "flagged":
             s.flags[e["kind"]] = s.flags.get(e["kind"], 0) + 1
             s.problems.append(f"flagged {e['kind']} at t={e['t']}")
+        elif e["event"] == "board_unmatched":  # the player is asked to put the board back
+            s.flags["unmatched"] = s.flags.get("unmatched", 0) + 1
+            s.problems.append(f"board unmatched at t={e['t']}")
     s.false_quartos = len(quartos) - len(matched)
     if s.false_quartos:
         s.problems.append(f"{s.false_quartos} quarto announcement(s) without a truth line")

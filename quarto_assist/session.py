@@ -448,6 +448,9 @@ class Watcher:
         elif ev.kind == "moved_board":
             self.log.emit(now, "board_moved", cell_centers=[self._center(c) for c in range(16)])
             self._note(now, "the board was moved; cells matched again")
+        elif ev.kind == "unmatched":
+            self.log.emit(now, "board_unmatched")
+            self._say(now, self.phrases.say("unmatched"), "flag")
 
     def _new_game(self, now: float) -> None:
         """The board was cleared: the game in the record stays as it was, a new one starts

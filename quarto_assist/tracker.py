@@ -85,6 +85,9 @@ class TrackEvent:
     - ``'moved_board'``: the board was moved (cells matched again), or the camera was
       knocked (cells followed in the picture).
     - ``'lost'`` / ``'found'``: the board went out of / came back into view.
+    - ``'unmatched'``: the board stood clear for ``UNMATCHED_AFTER`` seconds where its
+      cells do not line up with the game's and could not be matched again (told once until
+      they are).
     """
 
     t: float
@@ -97,6 +100,10 @@ class TrackEvent:
     reason: str = ""
     changes: dict = field(default_factory=dict)
 
+
+#: seconds a clear board whose cells cannot be matched with the game's may stand before
+#: the user is told
+UNMATCHED_AFTER = 3.0
 
 #: how much better (natural log of the likelihood ratio) vision's attribute probabilities
 #: must fit the game's pieces under one grid symmetry than under any other before a moved
@@ -143,6 +150,7 @@ class Tracker:
         self._known = False  # cell numbering fixed
         self._clear_since_change = False
         self._was_found = False
+        self._unmatched: float | None = None  # since when clear views could not be matched; -1: told
 
     # --- public -----------------------------------------------------------------
     @property
@@ -177,8 +185,11 @@ class Tracker:
                 if perm is not None:
                     out.append(TrackEvent(t, "moved_board"))
             if perm is None:
+                if reading.clear and self._known:
+                    self._unmatched_for(t, out)
                 self._break_run(t, out)
                 return out
+        self._unmatched = None
         if not reading.clear:
             self._break_run(t, out)
             return out
@@ -275,6 +286,14 @@ class Tracker:
         ``BoardReading.picture_motion``). Returns what was judged on the way."""
         self.centers = _moved_points(self.centers, motion)
         return []
+
+    def _unmatched_for(self, t: float, out: list[TrackEvent]) -> None:
+        """A clear view whose cells could not be matched: tell once it has lasted."""
+        if self._unmatched is None:
+            self._unmatched = t
+        elif self._unmatched >= 0 and t - self._unmatched >= UNMATCHED_AFTER:
+            self._unmatched = -1.0
+            out.append(TrackEvent(t, "unmatched"))
 
     def _rematch(self, reading) -> tuple[int, ...] | None:
         """The board was moved, or the camera knocked too far to follow: pick the grid

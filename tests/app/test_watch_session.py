@@ -430,3 +430,17 @@ def test_a_game_whose_pieces_all_read_light_gets_the_advice_to_calibrate_once(tm
 def test_a_game_with_both_colours_gets_no_advice_to_calibrate(tmp_path):
     w, speaker, evs, lines = watch(game_script(), tmp_path)  # MOVES: light and dark pieces
     assert of(evs, "advice") == []
+
+
+def test_a_board_moved_beyond_matching_is_told_once_and_the_game_kept(tmp_path):
+    # two pieces on opposite corners, then the board pushed aside and turned, both pieces
+    # misread: which way round it stands cannot be told from the pieces. The player hears so
+    # once (not every frame), and the game stands as it was
+    s = game_script(moves=[(0, "A"), (15, "5")], tail=2.0)
+    moved = board("2.../..../..../...4")
+    s.hold(moved, 6.0, centers=GRID + np.array([180.0, 60.0]), perm=GRID_PERMS[2])
+    w, speaker, evs, lines = watch(s, tmp_path)
+    told = [x for x in speaker.said if "cannot tell which way round" in x]
+    assert len(told) == 1
+    assert len(of(evs, "board_unmatched")) == 1
+    assert w.game.board()[0] == 0xA and w.game.board()[15] == 0x5
