@@ -257,14 +257,21 @@ class PixelTracker(Tracker):
             probs = np.asarray(probs, float)[list(perm)]
         return (signatures(image, self._sig_centers), probs)
 
-    def _rematch(self, reading):
-        perm = super()._rematch(reading)
+    def _rematch(self, t, reading):
+        """The board moved: the still view before it did is judged first, where the cells
+        were (a piece set down just before a knock that vision could not follow is not
+        lost), then the pictures start over."""
+        old = None if self.centers is None else self.centers.copy()
+        perm, judged = super()._rematch(t, reading)
         if perm is not None:  # the board moved: every cell looks different; start the pictures over
+            new, self.centers = self.centers, old
+            judged = self._judge_before() if self._known and self.baseline is not None else []
+            self.centers, self._stable = new, None
             self._sig_centers = None
             self.baseline = None
             self._run = []
             self._run_start = None
-        return perm
+        return perm, judged
 
     def _moved(self, t, motion, picture=None):
         """The camera was knocked: the still view before the knock is judged first (a

@@ -101,6 +101,10 @@ class TrackEvent:
     changes: dict = field(default_factory=dict)
 
 
+#: the reason of a reading whose board seems to have jumped elsewhere in the picture, not
+#: yet believed (``VisionStep``): no view of the board, and no hand either
+JUMPED = "the board moved: finding it again"
+
 #: seconds a clear board whose cells cannot be matched with the game's may stand before
 #: the user is told
 UNMATCHED_AFTER = 3.0
@@ -170,6 +174,10 @@ class Tracker:
         if not self._was_found and self._known:
             out.append(TrackEvent(t, "found"))
         self._was_found = True
+        if reading.reason == JUMPED:
+            # vision saw the board elsewhere and waits for more readings to agree: the run
+            # is kept as it was (its still view is judged when the move is known)
+            return out
         motion = getattr(reading, "motion", None)
         if motion is not None and self.centers is not None:
             # the camera was knocked (vision followed the picture): the cells are where
@@ -181,7 +189,8 @@ class Tracker:
         if perm is None:
             # the grid does not line up with the cells we know: re-match when the view is clear
             if reading.clear and self._known:
-                perm = self._rematch(reading)
+                perm, judged = self._rematch(t, reading)
+                out.extend(judged)
                 if perm is not None:
                     out.append(TrackEvent(t, "moved_board"))
             if perm is None:
@@ -295,16 +304,17 @@ class Tracker:
             self._unmatched = -1.0
             out.append(TrackEvent(t, "unmatched"))
 
-    def _rematch(self, reading) -> tuple[int, ...] | None:
+    def _rematch(self, t: float, reading) -> tuple[tuple[int, ...] | None, list[TrackEvent]]:
         """The board was moved, or the camera knocked too far to follow: pick the grid
         symmetry under which the board seen agrees with the game board. Taken when the
         pieces seen agree on 15 cells or more; else (vision misnames a piece or two
         in most views of a busy board) when the cells occupied agree on 15 or more and
         vision's attribute probabilities fit the game's pieces better under that symmetry
         than under any other whose cells occupied agree as well, by ``REMATCH_MARGIN``
-        (natural log of the likelihood ratio)."""
+        (natural log of the likelihood ratio). Returns the symmetry or ``None``, and what was
+        judged on the way (subclasses: the still view before the move)."""
         if sum(b is not None for b in self.board) < 2:
-            return None  # too little to go on (an empty board looks the same any way round)
+            return None, []  # too little to go on (an empty board looks the same any way round)
         probs = getattr(reading, "probabilities", None)
         probs = None if probs is None else np.asarray(probs, float)
         scored = []
@@ -317,15 +327,15 @@ class Tracker:
         best = max(scored, key=lambda s: s[0])
         if best[0] < 15:
             if probs is None:
-                return None
+                return None, []
             alike = sorted((s for s in scored if s[1] >= 15), key=lambda s: -s[2])
             if not alike or (len(alike) > 1 and alike[0][2] - alike[1][2] < REMATCH_MARGIN):
-                return None
+                return None, []
             best = alike[0]
         perm = best[3]
         self.centers = np.asarray(reading.cell_centers, float)[list(perm)].copy()
         self._stable = None
-        return perm
+        return perm, []
 
     # --- steadiness -------------------------------------------------------------
     def _break_run(self, t: float, out: list[TrackEvent]) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 from vision.motion import Motion, estimate_motion
 from vision.obstruction import obstructed_cells, top_down
 
-from .tracker import _spacing
+from .tracker import JUMPED, _spacing
 
 JUMP = 0.4  # cell spacings
 JUMP_VOTES = 3
@@ -157,8 +157,8 @@ class VisionStep:
         fits the lattice one cell off (a ring pattern repeats). A board whose cells moved
         by more than ``JUMP`` cell spacings is believed only when ``JUMP_VOTES`` readings
         in a row agree on the new place; until then tracking goes on with the board as
-        it was, and the jumped reading is handed on (the tracker cannot match it and
-        waits)."""
+        it was, and the jumped reading is handed on as no clear view (reason ``JUMPED``):
+        the game's tracker waits."""
         previous = self.previous
         self._analysed = False
         reading = self._read_unguarded(frame, t)
@@ -180,7 +180,12 @@ class VisionStep:
             self._jumps = []
             return reading
         self.previous = previous if previous is not None and previous.found else self.previous
-        return reading
+        # not yet believed: handed on as no clear view, so that the game's tracker neither
+        # judges it nor matches its cells again on it (a knock followed a frame later would
+        # then move cells already matched)
+        jumped = copy.copy(reading)
+        jumped.reason = JUMPED
+        return jumped
 
     def _read_unguarded(self, frame, t: float):
         if self.previous is None or not hasattr(self.recognizer, "track"):

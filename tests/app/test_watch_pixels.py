@@ -651,3 +651,35 @@ def test_an_undo_after_the_camera_was_knocked_takes_the_cell_back_as_it_now_look
     assert placed[-1].t > 13.5  # when the new piece came, not when the cell was emptied
     assert [e for e in events if e.kind == "flagged"] == []
     assert tr.board[10] == 6
+
+
+def test_a_piece_set_down_just_before_the_board_jumps_elsewhere_is_not_lost():
+    # a piece is set down and the hand goes; half a second later (before the watch has
+    # taken it in) the board is seen two pitches away: vision first hands on the jumped
+    # board as no clear view, then, readings agreeing, as the board; the game's cells are
+    # matched again. The still view before the jump is judged first: before session 18 the
+    # piece was lost, and the next one made "two new pieces at once" for the rest of the game
+    from quarto_assist.tracker import JUMPED
+
+    b0, b1, b2, b3 = empty(), empty(), empty(), empty()
+    b0[5] = b1[5] = b2[5] = b3[5] = 9
+    b1[12] = b2[12] = b3[12] = 4
+    b2[10] = b3[10] = 3
+    b3[0] = 6
+    motion = np.array([[1.0, 0, 80.0], [0, 1.0, 0.0]])
+    steps = [(empty(), None, 0, 2.0), (empty(), [5], 0, 1.0), (b0, None, 0, 2.0), (b0, [12], 0, 1.0),
+             (b1, None, 0, 2.0), (b1, [10], 0, 1.0), (b2, None, 0, 0.5), (b2, None, "jumped", 0.3),
+             (b2, None, 1, 2.0), (b2, [0], 1, 1.0), (b3, None, 1, 2.0)]
+    tr, vision, events, t = PixelTracker(PixelSettings()), TrueVision(0), [], 0.0
+    for cells, hand, moved, seconds in steps:
+        make, at = _textured(motion if moved else np.eye(2, 3))
+        for n in range(int(round(seconds * 10))):
+            r = vision.read(cells, hand is not None)
+            r.cell_centers = at.copy()
+            if moved == "jumped":
+                r.reason = JUMPED
+            events += tr.update(t, r, make(cells, hand))
+            t += 0.1
+    assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(5, 9), (12, 4), (10, 3), (0, 6)]
+    assert "moved_board" in [e.kind for e in events]
+    assert [e for e in events if e.kind == "flagged"] == []

@@ -49,6 +49,26 @@ def test_a_board_that_really_moved_is_followed_after_three_agreeing_readings():
     assert np.allclose(step._anchor, shifted)
 
 
+def test_a_jumped_board_is_no_clear_view_until_believed():
+    # every frame a full analysis (a recognizer without a per-frame step): until three agree
+    # on the new place, the jumped board is handed on as no clear view, so the game's
+    # tracker neither judges it nor matches its cells again on it
+    from quarto_assist.vision_step import JUMPED
+
+    class AnalysesOnly:
+        def __init__(self, boards):
+            self.boards = list(boards)
+
+        def analyze(self, frame):
+            return reading([None] * 16, centers=self.boards.pop(0))
+
+    shifted = GRID + np.array([100.0, 0.0])
+    step = VisionStep(AnalysesOnly([GRID, shifted, shifted, shifted, shifted]))
+    img = np.zeros((8, 8, 3), np.uint8)
+    out = [step(img, k / 10) for k in range(5)]
+    assert [r.clear for r in out] == [True, False, False, True, True]
+    assert out[1].reason == JUMPED and np.allclose(out[1].cell_centers, shifted)
+
 
 class ReferenceRecognizer:
     """Sees hands the way vision does: each frame's top-down view of the board against a
