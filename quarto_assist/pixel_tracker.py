@@ -572,8 +572,10 @@ class PixelTracker(Tracker):
                 if self.board[g] is not None and d[g] >= gone_level and empty_share[g] >= 0.8]
         issues: list[Issue] = []
         placed = None
-        if empties and d[empties[0]] >= s.place_change:
-            c = empties[0]
+        new_here = bool(empties) and d[empties[0]] >= s.place_change
+        hidden = None if new_here else self._hidden_in_front(empties, d, empty_share, gone_level, win)
+        if new_here or hidden is not None:
+            c = empties[0] if new_here else hidden
             second = empties[1] if len(empties) > 1 else None
             # a piece set down shades its neighbours and hides part of the cell behind it in
             # the picture: a neighbour that changed but reads empty is that, not a piece, even
@@ -620,7 +622,7 @@ class PixelTracker(Tracker):
                 else:
                     placed = (c, piece, ll)
         disappeared = [Issue("disappeared", (g,), (self.board[g],)) for g in gone]
-        if not (empties and d[empties[0]] >= s.place_change):
+        if not new_here and hidden is None:
             # nothing new: a piece's cell that changed as much as a piece taken away, and still
             # holds a piece, was swapped for another, or turned or nudged
             issues += self._swapped([g for g in range(16) if self.board[g] is not None and g not in gone
@@ -697,6 +699,38 @@ class PixelTracker(Tracker):
                 return c
         return None
 
+    def _hidden_in_front(self, empties: list[int], d: np.ndarray, empty_share: list[float], gone_level: float,
+                         win) -> int | None:
+        """No empty cell changed like a new piece, but a piece's cell changed as much as a
+        piece taken away, still holds a piece and reads as another: a new piece set down on
+        the empty cell in front of it, itself hidden in the picture by a tall piece further
+        in front, rises over that piece (a low camera). That empty cell, when vision sees it
+        taken and it is the only such cell; else ``None``."""
+        if self.centers is None:
+            return None
+        probs = [e[2][1] for e in win if e[2][1] is not None]
+        fronts = set()
+        for g in range(16):
+            if self.board[g] is None or d[g] < gone_level or empty_share[g] >= 0.5 or not self._reads_otherwise(g, probs):
+                continue
+            fronts |= {b for b in empties if empty_share[b] < 0.5 and _rises_over(self.centers, b, g)}
+        return fronts.pop() if len(fronts) == 1 else None
+
+    def _read_then_and_now(self, g: int, probs: list) -> tuple[int, int, float] | None:
+        """``(was, reads, margin)``: the piece vision took cell ``g``'s for when it was
+        placed, the one it reads now (``probs``: the steady window's probabilities), and by
+        how much (log likelihood) it now prefers that to the first; ``None`` without both."""
+        if g not in self._probs or not probs:
+            return None
+        then = piece_log_likelihoods(self._probs[g])
+        now = piece_log_likelihoods(np.mean([p[g, 1:5] for p in probs], axis=0))
+        was, reads = int(np.argmax(then)), int(np.argmax(now))
+        return was, reads, float(now[reads] - now[was])
+
+    def _reads_otherwise(self, g: int, probs: list) -> bool:
+        got = self._read_then_and_now(g, probs)
+        return got is not None and got[0] != got[1] and got[2] >= self.settings.swap_margin
+
     def _swapped(self, cells: list[int], win, mean) -> list[Issue]:
         """Of the pieces' ``cells`` whose picture changed a lot, those vision now reads as
         another piece than when it was placed (by ``swap_margin``): flagged as ``changed``,
@@ -707,12 +741,11 @@ class PixelTracker(Tracker):
         probs = [e[2][1] for e in win if e[2][1] is not None]
         out = []
         for g in cells:
-            if g not in self._probs or not probs:
+            got = self._read_then_and_now(g, probs)
+            if got is None:
                 continue
-            then = piece_log_likelihoods(self._probs[g])
-            now = piece_log_likelihoods(np.mean([p[g, 1:5] for p in probs], axis=0))
-            was, reads = int(np.argmax(then)), int(np.argmax(now))
-            if reads != was and now[reads] - now[was] >= self.settings.swap_margin:
+            was, reads, margin = got
+            if reads != was and margin >= self.settings.swap_margin:
                 out.append(Issue("changed", (g,), (self.board[g], self.board[g] ^ was ^ reads)))
             elif reads == was:
                 self.baseline[g] = mean[g]

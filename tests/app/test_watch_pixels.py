@@ -683,3 +683,36 @@ def test_a_piece_set_down_just_before_the_board_jumps_elsewhere_is_not_lost():
     assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(5, 9), (12, 4), (10, 3), (0, 6)]
     assert "moved_board" in [e.kind for e in events]
     assert [e for e in events if e.kind == "flagged"] == []
+
+
+def test_a_new_piece_hidden_behind_a_tall_one_in_front_but_rising_over_the_one_behind_is_placed():
+    # a low camera: cells 1, 5, 9 lie one behind the other up the picture. A tall piece on 9
+    # hides cell 5; a piece stands on 1. A new tall piece set on 5 changes its own cell's
+    # picture hardly at all (9's piece is in front of it) but rises over the piece on 1,
+    # which vision now reads as the new piece. Before session 18 the piece on 1 was flagged
+    # as "changed" and the placement lost
+    def low(cells, hand=None):
+        img = frame(cells, hand)
+        for c, behind, level in ((5, 1, 230), (9, 5, 200)):  # 9's piece drawn last: in front
+            if cells[c] is not None:
+                x, y = (int(v) for v in CENTRES[behind])
+                cv2.rectangle(img, (x - 18, y - 18), (x + 18, y + 18), (level,) * 3, -1)
+        return img
+
+    class ReadsTheNewOneOn1(TrueVision):
+        def read(self, cells, obstructed=False):
+            r = super().read(cells, obstructed)
+            if cells[1] is not None:
+                r.probabilities[1] = probs_for(0x9 if cells[5] is not None else cells[1], 0.9)
+            r.probabilities[5] = probs_for(0x9, 0.9) if cells[5] is not None else r.probabilities[5]
+            return r
+
+    b1, b2, b3 = empty(), empty(), empty()
+    b1[9] = b2[9] = b3[9] = 0xD
+    b2[1] = b3[1] = 0x3
+    b3[5] = 0x9
+    steps = [(empty(), None, False, 2.0), (empty(), [9], True, 1.0), (b1, None, False, 2.0),
+             (b1, [1], True, 1.0), (b2, None, False, 2.0), (b2, [5], True, 1.0), (b3, None, False, 2.0)]
+    tr, events = follow(steps, ReadsTheNewOneOn1(0), low)
+    assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(9, 0xD), (1, 0x3), (5, 0x9)]
+    assert [e for e in events if e.kind == "flagged"] == []
