@@ -36,7 +36,7 @@ from scipy.optimize import linear_sum_assignment
 
 from engine.pieces import ALL_PIECES, DARK, HOLLOW, SQUARE, TALL
 
-from .tracker import Issue, Tracker, TrackerSettings, TrackEvent, _moved_points, _spacing
+from .tracker import Issue, Tracker, TrackerSettings, TrackEvent, _moved_points, _spacing, piece_log_likelihoods
 
 #: a change of every cell's brightness by this share from one frame to the next is a change of light
 LIGHT_STEP = 0.06
@@ -169,15 +169,6 @@ def _body_colours(reading, match: np.ndarray) -> np.ndarray | None:
     return body if np.abs(body).sum() > 0 else None
 
 
-def piece_log_likelihoods(p: np.ndarray) -> np.ndarray:
-    """(16,) log-likelihood of each piece from (4,) probabilities of tall, dark, square, hollow."""
-    p = np.clip(np.asarray(p, float), 0.02, 0.98)
-    out = np.zeros(16)
-    for q in ALL_PIECES:
-        out[q] = sum(np.log(p[k] if q & b else 1 - p[k]) for k, b in enumerate(_BITS))
-    return out
-
-
 @dataclass
 class Before:
     """A cell's picture before its piece came, for an undo: its signature, and the frame
@@ -204,13 +195,15 @@ class Before:
     def moved(self, motion: np.ndarray) -> None:
         self.move = motion.copy() if self.move is None else compose(motion, self.move)
 
-    def now(self, cell: int, shape: tuple, centers: np.ndarray) -> np.ndarray:
-        """The cell's signature before its piece came, as the picture now stands."""
-        if self.move is None or self.patch is None or self.patch.size == 0:
+    def now(self, cell: int, frame: np.ndarray | None, centers: np.ndarray | None) -> np.ndarray:
+        """The cell's signature before its piece came, as the picture now stands (``frame``:
+        one of that picture, for its size; ``centers``: the cells' centres in it)."""
+        if self.move is None or self.patch is None or self.patch.size == 0 or frame is None or centers is None:
             return self.signature
         to = self.move.copy()
         to[:, 2] += self.move[:, :2] @ np.asarray(self.corner, float)
-        canvas = cv2.warpAffine(self.patch, to, (shape[1], shape[0]), flags=cv2.INTER_LINEAR)
+        h, w = frame.shape[:2]
+        canvas = cv2.warpAffine(self.patch, to, (w, h), flags=cv2.INTER_LINEAR)
         return signatures(canvas, centers)[cell]
 
 
@@ -312,10 +305,7 @@ class PixelTracker(Tracker):
         super().remove(cell)
         self._forget(cell)
         if self.baseline is not None and cell in self._before:
-            shape = self._base_frame.shape if self._base_frame is not None else None
-            before = self._before.pop(cell)
-            self.baseline[cell] = before.signature if shape is None or self._sig_centers is None \
-                else before.now(cell, shape, self._sig_centers)
+            self.baseline[cell] = self._before.pop(cell).now(cell, self._base_frame, self._sig_centers)
 
     def correct(self, cell: int, piece) -> None:
         self.board[cell] = piece

@@ -115,12 +115,14 @@ UNMATCHED_AFTER = 3.0
 REMATCH_MARGIN = 4.0
 
 
-def _fit(probs: np.ndarray, piece: int) -> float:
-    """Log-likelihood of ``piece`` under vision's (5,) probabilities (occupied, tall,
-    dark, square, hollow), each kept within 0.05-0.95 so one sure misreading weighs no
-    more than about three bits of evidence."""
-    q = np.clip(np.asarray(probs, float)[1:5], 0.05, 0.95)
-    return float(sum(np.log(q[k] if piece >> k & 1 else 1.0 - q[k]) for k in range(4)))
+def piece_log_likelihoods(p: np.ndarray, floor: float = 0.02) -> np.ndarray:
+    """(16,) log-likelihood of each piece from (4,) probabilities of tall, dark, square,
+    hollow, each kept within ``floor`` and 1 - ``floor``."""
+    p = np.clip(np.asarray(p, float), floor, 1.0 - floor)
+    out = np.zeros(16)
+    for q in range(16):
+        out[q] = sum(np.log(p[k] if q >> k & 1 else 1 - p[k]) for k in range(4))
+    return out
 
 
 def _moved_points(pts: np.ndarray, motion: np.ndarray) -> np.ndarray:
@@ -154,7 +156,8 @@ class Tracker:
         self._known = False  # cell numbering fixed
         self._clear_since_change = False
         self._was_found = False
-        self._unmatched: float | None = None  # since when clear views could not be matched; -1: told
+        self._unmatched: float | None = None  # since when clear views could not be matched
+        self._unmatched_told = False
 
     # --- public -----------------------------------------------------------------
     @property
@@ -198,7 +201,7 @@ class Tracker:
                     self._unmatched_for(t, out)
                 self._break_run(t, out)
                 return out
-        self._unmatched = None
+        self._unmatched, self._unmatched_told = None, False
         if not reading.clear:
             self._break_run(t, out)
             return out
@@ -300,8 +303,8 @@ class Tracker:
         """A clear view whose cells could not be matched: tell once it has lasted."""
         if self._unmatched is None:
             self._unmatched = t
-        elif self._unmatched >= 0 and t - self._unmatched >= UNMATCHED_AFTER:
-            self._unmatched = -1.0
+        elif not self._unmatched_told and t - self._unmatched >= UNMATCHED_AFTER:
+            self._unmatched_told = True
             out.append(TrackEvent(t, "unmatched"))
 
     def _rematch(self, t: float, reading) -> tuple[tuple[int, ...] | None, list[TrackEvent]]:
@@ -316,17 +319,18 @@ class Tracker:
         if sum(b is not None for b in self.board) < 2:
             return None, []  # too little to go on (an empty board looks the same any way round)
         probs = getattr(reading, "probabilities", None)
-        probs = None if probs is None else np.asarray(probs, float)
+        # each cell's pieces' log-likelihoods, every probability kept within 0.05-0.95 so one
+        # sure misreading weighs no more than about three bits of evidence
+        ll = None if probs is None else [piece_log_likelihoods(q[1:5], 0.05) for q in np.asarray(probs, float)]
         scored = []
         for p in GRID_PERMS:
             same = sum(1 for i in range(16) if reading.cells[p[i]] == self.board[i])
             occupied = sum(1 for i in range(16) if (reading.cells[p[i]] is None) == (self.board[i] is None))
-            fit = 0.0 if probs is None else sum(_fit(probs[p[i]], self.board[i])
-                                                for i in range(16) if self.board[i] is not None)
+            fit = 0.0 if ll is None else sum(ll[p[i]][self.board[i]] for i in range(16) if self.board[i] is not None)
             scored.append((same, occupied, fit, p))
         best = max(scored, key=lambda s: s[0])
         if best[0] < 15:
-            if probs is None:
+            if ll is None:
                 return None, []
             alike = sorted((s for s in scored if s[1] >= 15), key=lambda s: -s[2])
             if not alike or (len(alike) > 1 and alike[0][2] - alike[1][2] < REMATCH_MARGIN):
