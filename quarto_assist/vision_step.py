@@ -48,8 +48,12 @@ MOTION_GAIN = 0.05
 #: a move of more than a pitch (a hard knock: a cell lands near where another was) only when
 #: it makes the views agree this well
 MOTION_AGREE_FAR = 0.9
-#: a creep (see ``VisionStep._creep``) is followed up to this far; further is a knock's
-CREEP_MAX = 1.0
+#: a creep (see ``VisionStep._creep``) is followed up to this far (cell spacings); further is
+#: a knock's to judge. A clamp that sags moves the picture a few hundredths of a pitch
+#: between two still views (the creep is followed as soon as it adds up to ``MOTION_MIN``);
+#: a registration fooled by the many pieces set down since the reference view found a
+#: 14-degree turn (0.87 pitch) that explained the picture a little better than none
+CREEP_MAX = 0.35
 
 
 class VisionStep:
