@@ -583,6 +583,12 @@ class PixelTracker(Tracker):
                     # back, the front one is the piece's when the picture changed where its foot
                     # would stand, or vision sees it taken clearly more often
                     c, second = second, c
+            if self._crept(c, mean[c]):
+                # the picture drifted (a camera creeping, the light fading) while nobody
+                # played: no piece came; the board as accepted is taken as it now looks
+                if not self.issues and not gone:
+                    self._accept(mean)
+                return []
             # every other cell that changed as much as a second piece would must be this
             # piece's doing: its shade on a neighbour vision sees empty, or the cell behind
             # it, which it rises over in the picture (where vision may even read a piece)
@@ -661,6 +667,32 @@ class PixelTracker(Tracker):
             self._issue_key = None
             return [TrackEvent(t, "cleared")]
         return []
+
+    def _crept(self, cell: int, now: np.ndarray) -> bool:
+        """Did ``cell``'s picture come to look as it does now (``now``: its signature) little by
+        little during the current clear run (a camera creeping through a long wait, the light
+        fading), rather than at once (a piece set down, by a hand gone before the run began or
+        one vision missed)? It came little by little when it changed by ``place_change`` or
+        more since the run began and no ``settle`` seconds of the run hold half that change,
+        nor ``place_change`` (a hand sets a piece down and leaves within a second; a creep of
+        a pixel a second takes seconds to change a cell by ``place_change``). Checked on the rendered games,
+        undisturbed and creeping, knocked, relit: 0.3 s instead of ``settle`` took slow
+        hands and exposure ramps for creeps and lost placements."""
+        run = [(e[0], e[2][0][cell]) for e in self._run if e[2] is not None]
+        if len(run) < 2:
+            return False
+        total = float(np.abs(now - run[0][1]).mean())
+        if total < self.settings.place_change:
+            return False  # it looked so when the run began: the piece came before, with a hand
+        times = np.array([e[0] for e in run])
+        sigs = np.stack([e[1] for e in run])
+        start = 0
+        for i in range(1, len(run)):
+            while times[i] - times[start] > self.settings.settle + 1e-9:
+                start += 1
+            if np.abs(sigs[start:i] - sigs[i]).mean(axis=1).max() >= max(0.5 * total, self.settings.place_change):
+                return False
+        return True
 
     def _unexplained(self, c: int, empties: list[int], d: np.ndarray, empty_share: list[float]) -> list[int]:
         """The empty cells other than ``c`` that changed like a second new piece and that a

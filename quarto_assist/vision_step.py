@@ -54,6 +54,10 @@ MOTION_AGREE_FAR = 0.9
 #: a registration fooled by the many pieces set down since the reference view found a
 #: 14-degree turn (0.87 pitch) that explained the picture a little better than none
 CREEP_MAX = 0.35
+#: while nobody plays (the picture standing still, say while a Quarto waits to be claimed),
+#: every this many source seconds the picture is registered with the view in which it began
+#: to stand still, and a creep is followed as after a hand
+CREEP_EVERY = 2.0
 
 
 class VisionStep:
@@ -91,6 +95,9 @@ class VisionStep:
         # later one and the (3, 3) move of the picture from that setting to it
         self._creep_ref: tuple | None = None
         self._unsettled = False  # the picture changed since it was last compared with that
+        # (frame, homography, time) the view with which the picture began to stand still, and
+        # when it was last compared with that view for a creep
+        self._hold: tuple | None = None
         self.full = 0
         self.tracked = 0
         self.seconds = 0.0
@@ -197,7 +204,7 @@ class VisionStep:
                 return self._failed[1]
             return self._analyze(frame, t)
         self._look(frame)
-        motion, doubt = self._follow(frame)
+        motion, doubt = self._follow(frame, t)
         # the check waits for a still picture: taken while an arm is leaving, its view of
         # the board (the reference for hands) would hold part of the arm
         if motion is None and self._last_clear is not None and t - self._last_clear > self.recheck_after \
@@ -248,7 +255,7 @@ class VisionStep:
             self._last_clear = t
         return reading
 
-    def _follow(self, frame):
+    def _follow(self, frame, t: float = 0.0):
         """The camera knocked or the board pushed while tracking: when the picture stands
         still again after a change, register it with the last view that stood clear and
         still (:func:`vision.motion.estimate_motion`); a move of ``MOTION_MIN`` to
@@ -271,9 +278,12 @@ class VisionStep:
             return None, False
         if prev is None or prev.homography is None or prev.cell_centers is None:
             return None, False
-        if self._settled is None or self._settled[1] is not prev.homography or not self._unsettled:
+        if self._settled is None or self._settled[1] is not prev.homography:
             return None, False
+        if not self._unsettled:
+            return self._creep_while_still(frame, t), False
         self._unsettled = False
+        self._hold = (frame, prev.homography, t)
         try:
             m = estimate_motion(self._settled[0], frame, prev.homography, hard=True)
         except (cv2.error, np.linalg.LinAlgError):
@@ -309,6 +319,33 @@ class VisionStep:
         self._settled = (frame, moved.homography)
         self._creep_ref = (frame, moved.homography, np.eye(3))
         self._view, self._clear_view = None, None
+
+    def _creep_while_still(self, frame, t: float):
+        """The picture has stood still since the view it began to stand still with (``_hold``):
+        every ``CREEP_EVERY`` seconds register it with that view, and follow a creep as
+        :meth:`_creep` does after a hand. A camera creeping all through a long wait would
+        otherwise move every cell's picture a little at a time, never enough between two
+        frames to be a change, until a cell on a sharp edge of the board looked like a new
+        piece set down with no hand (or a piece like another). Returns what :meth:`_creep`
+        returns."""
+        prev = self.previous
+        hold = self._hold
+        if hold is None or hold[1] is not prev.homography:
+            self._hold = (frame, prev.homography, t)
+            return None
+        if t - hold[2] < CREEP_EVERY:
+            return None
+        self._hold = (hold[0], hold[1], t)
+        try:
+            m = estimate_motion(hold[0], frame, prev.homography)
+        except (cv2.error, np.linalg.LinAlgError):
+            return None
+        if m is None or _shift(m, np.asarray(prev.cell_centers, float)) < MOTION_SAME:
+            return None
+        creep = self._creep(frame, m)
+        if creep is not None:
+            self._hold = (frame, self.previous.homography, t)
+        return creep
 
     def _creep(self, frame, since_still):
         """The picture settled within ``MOTION_MIN`` of the last still view

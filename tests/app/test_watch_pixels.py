@@ -716,3 +716,49 @@ def test_a_new_piece_hidden_behind_a_tall_one_in_front_but_rising_over_the_one_b
     tr, events = follow(steps, ReadsTheNewOneOn1(0), low)
     assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(9, 0xD), (1, 0x3), (5, 0x9)]
     assert [e for e in events if e.kind == "flagged"] == []
+
+
+def test_a_camera_creeping_through_a_long_wait_is_no_new_piece():
+    # a board with a sharp mark on one empty cell and a piece set down; then a
+    # long wait with nobody playing (a Quarto waiting to be claimed) while the camera's clamp
+    # sags: the picture slides 6 pixels (a seventh of a pitch), a twentieth of a pixel per
+    # frame, and vision keeps reading the cells where they were. Before session 19 a square's
+    # edge changed its cell's picture enough to be taken for a new piece set down (game23
+    # creeping twice the standard amount: a phantom piece that ended the claim window)
+    b = empty()
+    b[12] = 0xC
+
+    def board_frame(cells, hand=None, shift=0.0):
+        img = frame(cells, hand)
+        # a light mark on the board with sharp edges (a checker square, a printed line) at cell 3
+        x, y = (int(v) for v in CENTRES[3])
+        cv2.rectangle(img, (x - 12, y - 12), (x + 12, y + 12), (200, 200, 200), -1)
+        return cv2.warpAffine(img, np.float32([[1, 0, shift], [0, 1, 0.6 * shift]]), (W, H),
+                              flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    tr = PixelTracker(PixelSettings())
+    vision = TrueVision(0)
+    rng = np.random.default_rng(3)
+    events, t, fps = [], 0.0, 10
+    before = empty()
+    script = [(before, None, False, 2.0, 0.0), (before, [12, 13], True, 1.0, 0.0), (b, None, False, 2.0, 0.0),
+              (b, None, False, 12.0, 6.0)]  # the last: twelve seconds of waiting, sliding 6 pixels
+    for cells, hand, obstructed, seconds, slide in script:
+        n = int(round(seconds * fps))
+        for k in range(n):
+            img = board_frame(cells, hand, slide * k / n).astype(np.int16) + rng.normal(0, 2, (H, W, 3)).astype(np.int16)
+            events += tr.update(t, vision.read(cells, obstructed), np.clip(img, 0, 255).astype(np.uint8))
+            t += 1 / fps
+    assert [(e.kind, e.cell) for e in events if e.kind == "placed"] == [("placed", 12)]
+    assert [e for e in events if e.kind == "flagged"] == []
+    assert tr.board == b
+
+
+def test_a_piece_set_down_by_a_hand_vision_missed_is_still_placed():
+    # the guard against a creeping picture must not lose a piece that came at once, even when
+    # vision never saw the hand that brought it (the run of clear views was never broken)
+    b = empty()
+    b2 = list(b)
+    b2[5] = 9
+    _, ev = play([(b, None, False, 2.0), (b, [5, 6], False, 0.5), (b2, None, False, 2.0)])
+    assert [(e.kind, e.cell) for e in ev if e.kind in ("placed", "flagged")] == [("placed", 5)]

@@ -188,3 +188,17 @@ def test_a_registration_fooled_after_many_pieces_is_no_creep(monkeypatch):
     step, now, same = _creeping_step(monkeypatch, 14.0, (0.0, 0.0), before=0.53, after=0.62)
     assert step._creep(now, same) is None
     assert np.allclose(step.previous.cell_centers, GRID)
+
+
+def test_a_camera_creeping_while_nobody_plays_is_followed(monkeypatch):
+    # the picture stands still (no hand, no change from one frame to the next) for seconds,
+    # say while a Quarto waits to be claimed, but the clamp sags: every two seconds the
+    # picture is registered with the view it began to stand still with, and the creep
+    # followed as after a hand; before session 19 only a change (a hand) led to a check
+    step, now, same = _creeping_step(monkeypatch, 0.5, (5.0, 3.0), before=0.80, after=0.90)
+    step._still, step._unsettled = True, False
+    assert step._follow(now, 10.0) == (None, False)  # the wait begins
+    assert step._follow(now, 11.0) == (None, False)  # checked every two seconds, not every frame
+    motion, doubt = step._follow(now, 12.1)
+    assert motion is not None and not doubt
+    assert np.abs(step.previous.cell_centers - GRID).max() > 4
