@@ -286,7 +286,7 @@ def _sure_problems(photo: PhotoCheck, probs: np.ndarray, advice: dict) -> list[s
             f"the 16 cells of '{photo.path}' do not look like 16 different pieces ("
             + ", ".join(f"{y} {a}" if y > 8 else f"{n} {OPPOSITE[a]}" for a, y, n in over)
             + " instead of 8 each): put all 16 pieces of one set on the board, "
-            "take the photo from 30-50 degrees above the table in even light")
+            "take the photo with the camera tilted 30-50 degrees from straight down, in even light")
     elif over:
         attr, y, n = over[0]
         many, word = (y, attr) if y > 8 else (n, OPPOSITE[attr])

@@ -46,7 +46,7 @@ DOUBT = 0.6
 #: seconds of source time without a board, from the first frame, before the user is told
 #: (once) what the camera should show
 NO_BOARD_NOTE = 5.0
-NO_BOARD_ADVICE = "show the whole board, from 30-50 degrees above the table, in even light"
+NO_BOARD_ADVICE = "show the whole board, from a camera tilted 30-50 degrees from straight down, in even light"
 #: pieces placed, all read as one colour, after which the watch advises calibrating the set
 SAME_COLOUR_ADVICE = 6
 
