@@ -98,6 +98,13 @@ piece than when it was placed before it is flagged as swapped; ``duplicate_margi
     heights: bool = True
 
 
+#: a piece whose shade changed a neighbour most (a cell vision sees empty) stands on a
+#: touching cell vision sees taken whose own picture changed by this share of the shade's
+#: or ``place_change``: a light piece seen from straight above, on a cell of its own grey,
+#: changes its cell by a few grey levels only (game36: 2.7 against its shadow's 6.2)
+SHADE_OWN = 0.4
+
+
 def _touching(a: int, b: int) -> bool:
     """Game cells ``a`` and ``b`` (0-15 row-major) are neighbours, diagonals included."""
     return a != b and abs(a // 4 - b // 4) <= 1 and abs(a % 4 - b % 4) <= 1
@@ -572,7 +579,8 @@ class PixelTracker(Tracker):
             # when it changed most (a lamp behind the board casts a tall piece's shadow over
             # the cell in front) and the cell it rises over changed more than its own
             shaded = None if empty_share[c] < s.shadow_empty else next(
-                (o for o in empties[1:] if d[o] >= s.place_change and _touching(c, o) and empty_share[o] < 0.5), None)
+                (o for o in empties[1:] if d[o] >= min(s.place_change, SHADE_OWN * d[c]) and _touching(c, o)
+                 and empty_share[o] < 0.5), None)
             if shaded is not None:
                 c, second = shaded, c  # the shade changed more than the piece's own cell
             elif second is not None and _touching(c, second):

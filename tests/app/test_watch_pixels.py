@@ -762,3 +762,24 @@ def test_a_piece_set_down_by_a_hand_vision_missed_is_still_placed():
     b2[5] = 9
     _, ev = play([(b, None, False, 2.0), (b, [5, 6], False, 0.5), (b2, None, False, 2.0)])
     assert [(e.kind, e.cell) for e in ev if e.kind in ("placed", "flagged")] == [("placed", 5)]
+
+
+def test_a_piece_of_the_boards_own_grey_seen_from_above_is_placed_where_it_stands_not_on_its_shadow():
+    # game36 (a steep camera, daylight): a pale piece set on a cell straight under the camera,
+    # of the grey of the square it stands on, changed its own cell's picture by 2.7 grey levels,
+    # under the 6 a new piece must change, while its shadow on the diagonal neighbour in front
+    # changed 6.2; vision saw the piece's cell taken and the shadow's empty. Before session 19
+    # the piece was put on its shadow
+    def steep(cells, hand=None):
+        img = frame(cells, hand)
+        x, y = (int(v) for v in CENTRES[9])
+        if cells[9] is not None:
+            cv2.circle(img, (x, y), 13, (68, 68, 68), -1)  # hardly differs from the board
+            sx, sy = (int(v) for v in CENTRES[12])  # its shadow, down and to the left
+            cv2.circle(img, (sx + 6, sy - 6), 14, (45, 45, 45), -1)
+        return img
+
+    b2 = empty()
+    b2[9] = 0x5
+    tr, events = follow(one_placement(b2), TrueVision(0), steep)
+    assert [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [(9, 0x5)]
