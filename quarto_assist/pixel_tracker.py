@@ -683,8 +683,8 @@ class PixelTracker(Tracker):
         one vision missed)? It came little by little when it changed by ``place_change`` or
         more since the run began and no ``settle`` seconds of the run hold half that change,
         nor ``place_change`` (a hand sets a piece down and leaves within a second; a creep of
-        a pixel a second takes seconds to change a cell by ``place_change``). Checked on the rendered games,
-        undisturbed and creeping, knocked, relit: 0.3 s instead of ``settle`` took slow
+        a pixel a second takes seconds to change a cell by ``place_change``). On the rendered
+        games (undisturbed, creeping, knocked, relit) 0.3 s instead of ``settle`` took slow
         hands and exposure ramps for creeps and lost placements."""
         run = [(e[0], e[2][0][cell]) for e in self._run if e[2] is not None]
         if len(run) < 2:

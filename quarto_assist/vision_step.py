@@ -255,7 +255,7 @@ class VisionStep:
             self._last_clear = t
         return reading
 
-    def _follow(self, frame, t: float = 0.0):
+    def _follow(self, frame, t: float):
         """The camera knocked or the board pushed while tracking: when the picture stands
         still again after a change, register it with the last view that stood clear and
         still (:func:`vision.motion.estimate_motion`); a move of ``MOTION_MIN`` to
@@ -271,7 +271,8 @@ class VisionStep:
         is followed only when it makes the views agree nearly perfectly
         (``MOTION_AGREE_HUGE``) and keeps every cell in the picture; else it is left to the
         full analyses (``JUMP_VOTES``). A camera creeping is followed by
-        :meth:`_creep` when no knock is seen."""
+        :meth:`_creep` when no knock is seen, and by :meth:`_creep_while_still` while the
+        picture stands still (``t``: the frame's source time)."""
         prev = self.previous
         if not self._still:
             self._unsettled = True
