@@ -585,11 +585,14 @@ class PixelTracker(Tracker):
                 c, second = shaded, c  # the shade changed more than the piece's own cell
             elif second is not None and _touching(c, second):
                 if (self.centers is not None and _rises_over(self.centers, second, c)
-                      and (empty_share[c] - empty_share[second] >= s.front_share or foot[second] >= s.front_foot)):
+                      and (empty_share[c] - empty_share[second] >= s.front_share
+                           or (foot[second] >= s.front_foot and empty_share[second] - empty_share[c] < s.front_share))):
                     # a tall piece on the cell in front covers much of the cell behind it in the
                     # picture, which may change more than its own: where the two are front and
-                    # back, the front one is the piece's when the picture changed where its foot
-                    # would stand, or vision sees it taken clearly more often
+                    # back, the front one is the piece's when vision sees it taken clearly more
+                    # often, or the picture changed where its foot would stand and vision does not
+                    # clearly see the piece behind instead (a lamp behind the board casts the
+                    # piece's shadow over the front cell's foot: game37)
                     c, second = second, c
             if self._crept(c, mean[c]):
                 # the picture drifted (a camera creeping, the light fading) while nobody
