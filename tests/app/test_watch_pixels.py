@@ -189,6 +189,17 @@ def one_placement(cells_after):
     return [(empty(), None, False, 2.0), (empty(), [9], True, 1.0), (cells_after, None, False, 2.0)]
 
 
+def placed_alone(piece, frames, cell=9):
+    """``piece`` set on ``cell`` of an empty board (a hand over it first), vision reading
+    occupancy right, pictures from ``frames``: the (cell, piece) of every placement and
+    flag the tracker reports."""
+    after = empty()
+    after[cell] = piece
+    steps = [(empty(), None, False, 2.0), (empty(), [cell], True, 1.0), (after, None, False, 2.0)]
+    _, events = follow(steps, TrueVision(0), frames)
+    return [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")]
+
+
 def test_a_new_pieces_shadow_on_the_cell_behind_is_not_a_second_piece():
     # a tall piece set on cell 9 rises over cell 5 behind it in the picture and shades it:
     # that cell's picture changes nearly as much as a piece's, but vision sees it empty
@@ -217,10 +228,7 @@ def test_a_shadow_cast_forward_that_changes_most_with_the_cell_behind_next_is_st
                 cv2.rectangle(img, (x - 18, y - 18), (x + 18, y + 18), (level,) * 3, -1)
         return img
 
-    b2 = empty()
-    b2[9] = 0x1
-    tr, events = follow(one_placement(b2), TrueVision(0), lit)
-    assert [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [(9, 0x1)]
+    assert placed_alone(0x1, lit) == [(9, 0x1)]
 
 
 def test_a_shade_that_changes_more_than_the_piece_itself_is_still_only_shade():
@@ -779,10 +787,7 @@ def test_a_piece_of_the_boards_own_grey_seen_from_above_is_placed_where_it_stand
             cv2.circle(img, (sx + 6, sy - 6), 14, (45, 45, 45), -1)
         return img
 
-    b2 = empty()
-    b2[9] = 0x5
-    tr, events = follow(one_placement(b2), TrueVision(0), steep)
-    assert [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [(9, 0x5)]
+    assert placed_alone(0x5, steep) == [(9, 0x5)]
 
 
 def test_a_pieces_shadow_over_the_foot_of_the_cell_in_front_does_not_take_the_piece_there():
@@ -798,9 +803,4 @@ def test_a_pieces_shadow_over_the_foot_of_the_cell_in_front_does_not_take_the_pi
             cv2.rectangle(img, (x - 10, y - 14), (x + 10, y + 16), (20, 20, 20), -1)
         return img
 
-    steps = [(empty(), None, False, 2.0), (empty(), [5], True, 1.0)]
-    b2 = empty()
-    b2[5] = 0x6
-    steps.append((b2, None, False, 2.0))
-    tr, events = follow(steps, TrueVision(0), lamp_behind)
-    assert [(e.cell, e.piece) for e in events if e.kind in ("placed", "flagged")] == [(5, 0x6)]
+    assert placed_alone(0x6, lamp_behind, cell=5) == [(5, 0x6)]
