@@ -61,7 +61,11 @@ class PixelSettings(TrackerSettings):
     new piece; ``still``: grey levels a cell may flicker within the steady window;
     ``shadow_empty``: share of the steady readings in which vision must see a changed
     neighbour of the new piece empty for its change to count as the new piece's shadow or
-    its cover of the cell behind (not a second piece); ``front_share``: of two changed cells,
+    its cover of the cell behind (not a second piece); ``shade_own``: a piece whose
+    shadow changed a neighbour most stands on a touching cell vision sees taken that changed
+    by ``place_change`` or this share of the shadow's change, whichever is less (a pale piece
+    seen from straight above, on a square of its own grey, changes its cell by a few grey
+    levels: game36, 2.7 against its shadow's 6.2); ``front_share``: of two changed cells,
 one straight behind the other in the picture, the front one is the new piece's when vision
 sees it taken in this share of the steady readings more than the one behind (a tall piece
 in front changes the cell behind more than its own); ``front_foot``: grey levels by which the
@@ -88,6 +92,7 @@ piece than when it was placed before it is flagged as swapped; ``duplicate_margi
     still: float = 4.0
     duplicate_margin: float = 4.0
     shadow_empty: float = 0.8
+    shade_own: float = 0.4
     front_share: float = 0.5
     front_foot: float = 12.0
     swap_margin: float = 2.0
@@ -96,13 +101,6 @@ piece than when it was placed before it is flagged as swapped; ``duplicate_margi
     given_weight: float = 8.0
     join: bool = False
     heights: bool = True
-
-
-#: a piece whose shade changed a neighbour most (a cell vision sees empty) stands on a
-#: touching cell vision sees taken whose own picture changed by this share of the shade's
-#: or ``place_change``: a light piece seen from straight above, on a cell of its own grey,
-#: changes its cell by a few grey levels only (game36: 2.7 against its shadow's 6.2)
-SHADE_OWN = 0.4
 
 
 def _touching(a: int, b: int) -> bool:
@@ -579,7 +577,7 @@ class PixelTracker(Tracker):
             # when it changed most (a lamp behind the board casts a tall piece's shadow over
             # the cell in front) and the cell it rises over changed more than its own
             shaded = None if empty_share[c] < s.shadow_empty else next(
-                (o for o in empties[1:] if d[o] >= min(s.place_change, SHADE_OWN * d[c]) and _touching(c, o)
+                (o for o in empties[1:] if d[o] >= min(s.place_change, s.shade_own * d[c]) and _touching(c, o)
                  and empty_share[o] < 0.5), None)
             if shaded is not None:
                 c, second = shaded, c  # the shade changed more than the piece's own cell
@@ -697,11 +695,13 @@ class PixelTracker(Tracker):
             return False  # it looked so when the run began: the piece came before, with a hand
         times = np.array([e[0] for e in run])
         sigs = np.stack([e[1] for e in run])
-        start = 0
-        for i in range(1, len(run)):
-            while times[i] - times[start] > self.settings.settle + 1e-9:
-                start += 1
-            if np.abs(sigs[start:i] - sigs[i]).mean(axis=1).max() >= max(0.5 * total, self.settings.place_change):
+        level = max(0.5 * total, self.settings.place_change)
+        # each entry against every earlier one at most ``settle`` seconds before it
+        first = np.searchsorted(times, times - self.settings.settle - 1e-9)
+        later = np.arange(len(run))
+        for k in range(1, int((later - first).max()) + 1):
+            i = later[k:][later[k:] - k >= first[k:]]
+            if len(i) and (np.abs(sigs[i] - sigs[i - k]).mean(axis=1) >= level).any():
                 return False
         return True
 
@@ -737,7 +737,7 @@ class PixelTracker(Tracker):
         """No empty cell changed like a new piece, but a piece's cell changed as much as a
         piece taken away, still holds a piece and reads as another: a new piece set down on
         the empty cell in front of it, itself hidden in the picture by a tall piece further
-        in front, rises over that piece (a low camera). That empty cell, when vision sees it
+        in front, rises over that piece (game36). That empty cell, when vision sees it
         taken and it is the only such cell; else ``None``."""
         if self.centers is None:
             return None

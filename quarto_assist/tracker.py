@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vision.assign import piece_log_likelihood
+
 Board = tuple  # 16 entries: piece int 0-15 or None
 
 
@@ -117,12 +119,9 @@ REMATCH_MARGIN = 4.0
 
 def piece_log_likelihoods(p: np.ndarray, floor: float = 0.02) -> np.ndarray:
     """(16,) log-likelihood of each piece from (4,) probabilities of tall, dark, square,
-    hollow, each kept within ``floor`` and 1 - ``floor``."""
-    p = np.clip(np.asarray(p, float), floor, 1.0 - floor)
-    out = np.zeros(16)
-    for q in range(16):
-        out[q] = sum(np.log(p[k] if q >> k & 1 else 1 - p[k]) for k in range(4))
-    return out
+    hollow, each kept within ``floor`` and 1 - ``floor`` (vision's
+    :func:`vision.assign.piece_log_likelihood` for one cell)."""
+    return piece_log_likelihood(np.asarray(p, float)[None], floor)[0]
 
 
 def _moved_points(pts: np.ndarray, motion: np.ndarray) -> np.ndarray:
@@ -321,7 +320,7 @@ class Tracker:
         probs = getattr(reading, "probabilities", None)
         # each cell's pieces' log-likelihoods, every probability kept within 0.05-0.95 so one
         # sure misreading weighs no more than about three bits of evidence
-        ll = None if probs is None else [piece_log_likelihoods(q[1:5], 0.05) for q in np.asarray(probs, float)]
+        ll = None if probs is None else piece_log_likelihood(np.asarray(probs, float)[:, 1:5], 0.05)
         scored = []
         for p in GRID_PERMS:
             same = sum(1 for i in range(16) if reading.cells[p[i]] == self.board[i])
