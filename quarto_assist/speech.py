@@ -7,6 +7,7 @@ last announcement of a replay is still spoken) and stops the worker.
 
 from __future__ import annotations
 
+import atexit
 import os
 import queue
 import shutil
@@ -18,6 +19,18 @@ from typing import Protocol
 
 
 _KEEP_ALIVE: list = []
+#: espeak is one state per process and not thread-safe, and pyttsx3 hands every caller the
+#: same engine: every use of it (the speaker's and the speech files') goes through this lock
+_ENGINE_LOCK = threading.Lock()
+
+
+@atexit.register
+def _let_go_of_the_engine() -> None:
+    """Drop the engine while the interpreter is whole: left to the end of shutdown, its
+    driver's clean-up runs with half the modules gone (an error printed at exit)."""
+    if _ENGINE_LOCK.acquire(timeout=5.0):  # not while a sentence is being synthesised
+        _KEEP_ALIVE.clear()
+        _ENGINE_LOCK.release()
 
 
 class SpeechUnavailable(RuntimeError):
@@ -134,29 +147,21 @@ class Pyttsx3Speaker:
         if self._error:
             raise SpeechUnavailable(self._error)
 
-    def _open(self):
-        import pyttsx3
+    def _open(self) -> None:
+        with _ENGINE_LOCK:
+            _engine(self.language, self.voice, self.rate)  # raises when there is no voice for the language
 
-        _quiet_espeak_driver()
-        engine = pyttsx3.init()
-        vid = _pick_voice(engine, self.language, self.voice)
-        if vid is None:
-            raise SpeechUnavailable(f"no speech voice for language {self.language!r}")
-        engine.setProperty("voice", vid)
-        if self.rate:
-            engine.setProperty("rate", int(self.rate))
-        return engine
-
-    def _speak(self, engine, text: str) -> None:
+    def _speak(self, text: str) -> None:
         if self._player is None:
-            engine.say(text)
-            engine.runAndWait()
+            with _ENGINE_LOCK:
+                engine = _engine(self.language, self.voice, self.rate)
+                engine.say(text)
+                engine.runAndWait()
             return
         fd, wav = tempfile.mkstemp(prefix="quarto-say-", suffix=".wav")
         os.close(fd)
         try:
-            engine.save_to_file(text, wav)
-            engine.runAndWait()
+            speak_to_file(text, wav, self.language, self.voice, self.rate)
             done = subprocess.run(self._player + [wav], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                   text=True, check=False)
             if done.returncode != 0 and not self._player_failed:
@@ -172,7 +177,7 @@ class Pyttsx3Speaker:
 
     def _work(self) -> None:
         try:
-            engine = self._open()
+            self._open()
         except Exception as e:  # any failure of a third-party engine means: no speech
             self._error = str(e) or type(e).__name__
             self._ready.set()
@@ -183,7 +188,7 @@ class Pyttsx3Speaker:
             if text is None:
                 return
             try:
-                self._speak(engine, text)
+                self._speak(text)
             except Exception as e:
                 print(f"speech failed: {e}", file=sys.stderr)
 
@@ -249,9 +254,9 @@ class TeeSpeaker:
             s.close(timeout)
 
 
-def speak_to_file(text: str, path: str, language: str = "en", voice: str | None = None,
-                  rate: int | None = None) -> None:
-    """Synthesise ``text`` into a WAV file through pyttsx3 (no sound card needed)."""
+def _engine(language: str, voice: str | None, rate: int | None):
+    """pyttsx3's engine set to the voice and rate asked for; call with ``_ENGINE_LOCK`` held
+    (the engine is shared, so each use sets its own voice)."""
     import pyttsx3
 
     _quiet_espeak_driver()
@@ -265,8 +270,16 @@ def speak_to_file(text: str, path: str, language: str = "en", voice: str | None 
     engine.setProperty("voice", vid)
     if rate:
         engine.setProperty("rate", int(rate))
-    engine.save_to_file(text, path)
-    engine.runAndWait()
+    return engine
+
+
+def speak_to_file(text: str, path: str, language: str = "en", voice: str | None = None,
+                  rate: int | None = None) -> None:
+    """Synthesise ``text`` into a WAV file through pyttsx3 (no sound card needed)."""
+    with _ENGINE_LOCK:
+        engine = _engine(language, voice, rate)
+        engine.save_to_file(text, path)
+        engine.runAndWait()
 
 
 def make_speaker(enabled: bool, language: str, voice: str | None, rate: int | None, warn,

@@ -54,14 +54,9 @@ def test_every_sentence_exists_in_every_language():
         assert len({p.place(("block", b)) for b in _TEXT[lang]["block_pos"]}) == 9
 
 
-@pytest.mark.skipif(shutil.which("espeak-ng") is None or shutil.which("sox") is None,
-                    reason="needs espeak-ng and sox (apt-get install espeak-ng sox)")
-def test_the_speaker_never_blocks_and_speaks_everything_in_order(tmp_path, monkeypatch):
-    import time
-
-    from quarto_assist.speech import Pyttsx3Speaker
-
-    # a stand-in audio player on PATH that keeps what it is asked to play
+def _stand_in_player(tmp_path, monkeypatch):
+    """A stand-in audio player ('aplay') on PATH that copies what it is asked to play into
+    the folder returned, numbered in order."""
     played = tmp_path / "played"
     played.mkdir()
     player = tmp_path / "bin" / "aplay"
@@ -69,6 +64,17 @@ def test_the_speaker_never_blocks_and_speaks_everything_in_order(tmp_path, monke
     player.write_text(f'#!/bin/sh\nfor a; do f="$a"; done\nn=$(ls {played} | wc -l)\ncp "$f" {played}/$(printf %03d $n).wav\n')
     player.chmod(0o755)
     monkeypatch.setenv("PATH", f"{player.parent}:{os.environ['PATH']}")
+    return played
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None or shutil.which("sox") is None,
+                    reason="needs espeak-ng and sox (apt-get install espeak-ng sox)")
+def test_the_speaker_never_blocks_and_speaks_everything_in_order(tmp_path, monkeypatch):
+    import time
+
+    from quarto_assist.speech import Pyttsx3Speaker
+
+    played = _stand_in_player(tmp_path, monkeypatch)
     sp = Pyttsx3Speaker("ru")
     t0 = time.perf_counter()
     sp.say(Phrases("ru").quarto(("row", 0), 0b10))
@@ -80,3 +86,23 @@ def test_the_speaker_never_blocks_and_speaks_everything_in_order(tmp_path, monke
     assert len(wavs) == 4
     secs = [float(subprocess.run(["sox", "--i", "-D", str(w)], capture_output=True, text=True).stdout) for w in wavs]
     assert all(s > 1.0 for s in secs), secs
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None or shutil.which("sox") is None,
+                    reason="needs espeak-ng and sox (apt-get install espeak-ng sox)")
+def test_spoken_and_kept_as_files_at_once_every_sentence_is_both(tmp_path, monkeypatch):
+    # the README's demo speaks and writes --speech-wav files: two workers on one espeak,
+    # which is not thread-safe (sentences were lost, and the demo once crashed at exit)
+    played = _stand_in_player(tmp_path, monkeypatch)
+    kept = tmp_path / "kept"
+    s = make_speaker(True, "en", None, None, print, wav_folder=str(kept))
+    sentences = [Phrases("en").quarto(("row", k % 4), 1 << (k % 4)) for k in range(10)]
+    for text in sentences:
+        s.say(text)
+    s.close(60.0)
+    for folder in (played, kept):
+        wavs = sorted(folder.iterdir())
+        assert len(wavs) == len(sentences), folder.name
+        secs = [float(subprocess.run(["sox", "--i", "-D", str(w)], capture_output=True, text=True).stdout)
+                for w in wavs]
+        assert all(t > 1.0 for t in secs), (folder.name, secs)
