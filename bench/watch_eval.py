@@ -23,7 +23,10 @@ end; ``--disturb-size X`` scales the knock, the creep or the exposure's swing),
 falling from 100 % to 70 % over the whole game, ``exposure`` a webcam's automatic exposure
 brightening the picture by up to 25 % while an arm is in view (half a second to follow it
 either way), ``noise`` a webcam's sensor noise (grey
-levels with a standard deviation of 6, new in every frame).
+levels with a standard deviation of 6, new in every frame), ``shadow`` a person's shadow
+sliding over the board between two moves (a soft edge coming in from the left over 1.5 s
+and stopping at the board's middle, where it stays: the left half of the board at 60 % of
+its light, or less with ``--disturb-size``).
 """
 
 from __future__ import annotations
@@ -94,7 +97,7 @@ def rescaled(video: str, truth: dict, size: tuple[int, int], out: str) -> dict:
 
 
 #: the ways --disturb changes a video (see the module's docstring)
-DISTURBANCES = ("copy", "bump", "drift", "light", "dusk", "exposure", "noise")
+DISTURBANCES = ("copy", "bump", "drift", "light", "dusk", "exposure", "noise", "shadow")
 
 
 def quiet_moment(truth: dict) -> float:
@@ -127,6 +130,16 @@ def disturbed(video: str, truth: dict, kind: str, out: str, at: float | None = N
         return m
 
     knock = camera(1.0)
+    xs = np.arange(w, dtype=np.float32)
+    middle = float(np.mean([c[0] for c in truth["cell_centers"]]))
+
+    def shade(time: float) -> np.ndarray:
+        # (1, w, 1) light left under the shadow: its soft edge (80 px wide) slides from the
+        # frame's left border to the board's middle over 1.5 s
+        edge = -40.0 + (middle + 40.0) * min(1.0, (time - t_quiet) / 1.5)
+        under = np.clip((edge - xs) / 80.0 + 0.5, 0.0, 1.0)
+        return (1.0 - 0.4 * size * under)[None, :, None]
+
     rng = np.random.default_rng(0)
     n = max(1, int(truth.get("frames") or 1))
     cap = cv2.VideoCapture(video)
@@ -149,6 +162,8 @@ def disturbed(video: str, truth: dict, kind: str, out: str, at: float | None = N
                 frame = cv2.convertScaleAbs(frame, alpha=1.0 + 0.25 * size * _arm_share(truth, t))
             elif kind == "dusk":
                 frame = cv2.convertScaleAbs(frame, alpha=1.0 - 0.3 * min(1.0, i / n))
+            elif kind == "shadow" and t >= t_quiet:
+                frame = np.clip(frame * shade(t), 0, 255).astype(np.uint8)
             elif kind == "noise":
                 frame = np.clip(frame + rng.normal(0, 6, frame.shape), 0, 255).astype(np.uint8)
             writer.write(frame)

@@ -43,6 +43,9 @@ LIGHT_STEP = 0.06
 #: ... but only when the light held steady just before and after (within this): a ramp is not
 #: a step
 LIGHT_STEADY = 0.02
+#: cells that must have changed in their light alone, as vision agrees, before the change is
+#: taken for the light's over part of the board (a piece's shade darkens one or two)
+RELIT_CELLS = 3
 #: frames kept of the steady window's last entries (a knock is told a few frames late)
 RECENT = 12
 BEFORE_MARGIN = 1.5  # the frame around a cell kept for an undo, in cell pitches each way
@@ -145,6 +148,37 @@ def cells_light_gain(now: np.ndarray, before: np.ndarray) -> float:
     if lit.sum() < 8:
         return 1.0
     return float(np.median(now.mean(axis=1)[lit] / b[lit]))
+
+
+def cells_local_light_gain(now: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """(16,) how much brighter each cell's part of the board is ``now`` than ``before``
+    ((16, n) each): the median of the ratio of mean grey levels over the cell and the cells
+    around it (a piece set down changes its own cell and a neighbour or two; a shadow over
+    part of the board changes a region). Cells too dark to tell count as unchanged."""
+    b = before.mean(axis=1)
+    ratio = np.where(b > 8.0, now.mean(axis=1) / np.maximum(b, 1e-6), 1.0)
+    out = np.empty(16)
+    for c in range(16):
+        r, k = divmod(c, 4)
+        out[c] = np.median([ratio[4 * i + j] for i in range(max(0, r - 1), min(4, r + 2))
+                            for j in range(max(0, k - 1), min(4, k + 2))])
+    return out
+
+
+def cells_own_light_change(now: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """(16,) how much each cell's picture ``now`` differs from ``before`` ((16, THUMB *
+    THUMB) each) beyond a change of its own light (mean absolute grey levels after scaling
+    ``before`` by the best gain that varies linearly across the cell: a shadow's soft edge
+    may cross it): a shadow falling over part of the board changes its cells by little
+    more than that; so does a dark piece set down on a plain light cell, which is why
+    vision must agree before a cell's change is put down to its light."""
+    u, v = np.meshgrid(np.linspace(-1.0, 1.0, THUMB), np.linspace(-1.0, 1.0, THUMB))
+    basis = np.stack([np.ones(THUMB * THUMB), u.ravel(), v.ravel()], axis=1)  # (n, 3)
+    x = before[:, :, None] * basis[None]  # (16, n, 3): the gain's terms for each pixel
+    a = np.einsum("cni,cnj->cij", x, x) + 1e-3 * np.eye(3)
+    b = np.einsum("cni,cn->ci", x, now)
+    gain = np.linalg.solve(a, b[:, :, None])[:, :, 0]  # (16, 3)
+    return np.abs(now - np.einsum("cni,ci->cn", x, gain)).mean(axis=1)
 
 
 def _logit(p) -> np.ndarray:
@@ -548,21 +582,26 @@ class PixelTracker(Tracker):
         # a change of light touches every cell alike, in proportion to its brightness (a lamp
         # switched off darkens white pieces by more grey levels than the dark board): the
         # board as accepted is dimmed or brightened as the cells that did not change were
-        change = np.abs(mean - cells_light_gain(mean, self.baseline) * self.baseline)
-        d = change.mean(axis=1)
-        light = np.median(d)
-        d = np.maximum(d - light, 0.0)
-        # the change where a piece standing on the cell has its foot: the thumbnail's rows
-        # from the cell centre down (a piece on the cell behind does not reach there)
-        foot = np.maximum(change.reshape(16, THUMB, THUMB)[:, FOOT_ROW:].mean(axis=(1, 2)) - light, 0.0)
+        d, foot = self._changes(mean, cells_light_gain(mean, self.baseline))
         seen = self._majority([e[1] for e in win])
+        empty_share = [sum(e[1][g] is None for e in win) / len(win) for g in range(16)]
+        lit = self._lit_alone(mean, d, empty_share)
+        if len(lit) >= RELIT_CELLS:
+            # the light changed over part of the board (a person's shadow fell over it): each
+            # cell is taken as dimmed or brightened as the cells around it were, and those
+            # whose change is still their own light's alone, as vision agrees, are unchanged
+            d, foot = self._changes(mean, cells_local_light_gain(mean, self.baseline))
+            lit = self._lit_alone(mean, d, empty_share)
+            d[lit] = 0.0
+            foot[lit] = 0.0
+        else:
+            lit = []
         empties = sorted((i for i in range(16) if self.board[i] is None), key=lambda i: -d[i])
         # a piece taken away changes its cell as much as a piece set down does, and vision
         # then reads the cell empty nearly always; a new piece in front of or behind a piece
         # changes that piece's cell only in part (and vision misses real pieces now and then)
         top_new = d[empties[0]] if empties else 0.0
         gone_level = max(2 * s.place_change, 0.8 * top_new)
-        empty_share = [sum(e[1][g] is None for e in win) / len(win) for g in range(16)]
         gone = [g for g in range(16)
                 if self.board[g] is not None and d[g] >= gone_level and empty_share[g] >= 0.8]
         issues: list[Issue] = []
@@ -671,11 +710,36 @@ class PixelTracker(Tracker):
             self._issue_key = key
             self.issues = issues
             return [TrackEvent(t, "flagged", issues=issues, board=seen)]
+        if lit and not self.issues:
+            self._accept(mean)  # the board as it looks in its new light is the game's
         if self.issues:
             self.issues = []
             self._issue_key = None
             return [TrackEvent(t, "cleared")]
         return []
+
+    def _changes(self, mean: np.ndarray, gain) -> tuple[np.ndarray, np.ndarray]:
+        """``(d, foot)``, (16,) each: how much each cell's picture changed from the board as
+        accepted, lit by ``gain`` (board-wide, or per cell), over the whole thumbnail and
+        where a piece standing on the cell has its foot (the rows from the cell centre down:
+        a piece on the cell behind does not reach there). The level most cells changed by
+        (what is left of a change of light) is taken off both."""
+        change = np.abs(mean - np.reshape(gain, (-1, 1)) * self.baseline)
+        d = change.mean(axis=1)
+        light = np.median(d)
+        foot = change.reshape(16, THUMB, THUMB)[:, FOOT_ROW:].mean(axis=(1, 2))
+        return np.maximum(d - light, 0.0), np.maximum(foot - light, 0.0)
+
+    def _lit_alone(self, mean: np.ndarray, d: np.ndarray, empty_share: list[float]) -> list[int]:
+        """The cells whose change (``d``) may be their light's alone: changed by
+        ``place_change`` or more, but by less than that beyond a change of their own light
+        (:func:`cells_own_light_change`), and vision agrees nothing came or went there: it
+        sees an empty cell empty (``shadow_empty`` of the steady readings), a piece's cell
+        taken."""
+        s = self.settings
+        own = cells_own_light_change(mean, self.baseline)
+        return [c for c in range(16) if d[c] >= s.place_change and own[c] < s.place_change
+                and (empty_share[c] >= s.shadow_empty if self.board[c] is None else empty_share[c] < 0.5)]
 
     def _crept(self, cell: int, now: np.ndarray) -> bool:
         """Did ``cell``'s picture come to look as it does now (``now``: its signature) little by

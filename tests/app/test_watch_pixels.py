@@ -804,3 +804,44 @@ def test_a_pieces_shadow_over_the_foot_of_the_cell_in_front_does_not_take_the_pi
         return img
 
     assert placed_alone(0x6, lamp_behind, cell=5) == [(5, 0x6)]
+
+
+@pytest.mark.parametrize("edge", [130.0, 200.0])
+def test_a_shadow_falling_over_the_board_is_no_piece_and_play_goes_on(edge):
+    # someone stands by the table between two moves: their shadow slides over the board's
+    # left side in a second and a half and stays (the light there falls to 60 %, its soft
+    # edge crossing the second or the fourth column: most of the board in the shade). Nothing was placed; the pieces set down
+    # after it, in the light and in the shade, are found. Before session 20 the shaded
+    # cells were "two new pieces at once" until the end of the game
+    make, _ = _textured(np.eye(2, 3))
+    xs = np.arange(W, dtype=np.float32)
+
+    def shaded(edge):
+        def frames(cells, hand=None):
+            under = np.clip((edge - xs) / 30.0 + 0.5, 0.0, 1.0)
+            return np.clip(make(cells, hand) * (1.0 - 0.4 * under)[None, :, None], 0, 255).astype(np.uint8)
+        return frames
+
+    b1, b2, b3, b4 = empty(), empty(), empty(), empty()
+    b1[5] = b2[5] = b3[5] = b4[5] = 9
+    b2[14] = b3[14] = b4[14] = 4
+    b3[3] = b4[3] = 0xC
+    b4[8] = 6
+    steps = [(empty(), None, False, 2.0), (empty(), [5], True, 1.0), (b1, None, False, 2.0),
+             (b1, [14], True, 1.0), (b2, None, False, 2.0)]
+    tr, vision, events, t = PixelTracker(PixelSettings()), TrueVision(0), [], 0.0
+
+    def run(cells, hand, frames, seconds):
+        nonlocal events, t
+        for _ in range(int(round(seconds * 10))):
+            events += tr.update(t, vision.read(cells, hand is not None), frames(cells, hand))
+            t += 0.1
+
+    for cells, hand, _, seconds in steps:
+        run(cells, hand, make, seconds)
+    for k in range(15):  # the shadow comes in from the left and stops on the second column
+        run(b2, None, shaded(-15.0 + (edge + 15.0) * (k + 1) / 15), 0.1)
+    for cells, hand, seconds in [(b2, None, 3.0), (b2, [3], 1.0), (b3, None, 2.0), (b3, [8], 1.0), (b4, None, 2.0)]:
+        run(cells, hand, shaded(edge), seconds)
+    assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(5, 9), (14, 4), (3, 0xC), (8, 6)]
+    assert [e for e in events if e.kind == "flagged"] == []
