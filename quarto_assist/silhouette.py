@@ -181,7 +181,10 @@ def measure_height(before: np.ndarray, after: np.ndarray, centers: np.ndarray, c
     body_mask = np.zeros_like(piece)
     body_mask[top:base, lo_col:hi_col] = piece[top:base, lo_col:hi_col]
     colour = None
-    if body_mask.sum() >= 12:
+    # a silhouette whose top is measured below the board is not the piece's body (a piece
+    # of the board's own colour changes the picture only where its side is shaded: maple
+    # on a light wooden board measured as dark as mahogany, game41): no colour from it
+    if body_mask.sum() >= 12 and h >= 0.0:
         lab = cv2.cvtColor(b8.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)[body_mask]
         # not the piece: its shadow on the board, which darkens what was there alike in every
         # channel (over a light line on a dark board it changes the picture most of all)

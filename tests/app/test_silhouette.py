@@ -182,6 +182,36 @@ def test_a_dark_pieces_colour_is_its_lit_side_not_what_changed_most():
     assert np.abs(np.array(h.colour) - want).max() < 8
 
 
+def test_a_piece_of_the_boards_colour_gives_no_colour_from_its_shaded_side_alone():
+    # game41: maple pieces on a light wooden board changed the picture only where their
+    # side was in shade, a band at their foot; the silhouette (its top measured below the
+    # board) gave L* 17-20, as dark as the set's mahogany, and the colour cue overruled
+    # vision, which had read them light. No colour comes from such a silhouette
+    xs, ys = np.meshgrid(np.arange(4), np.arange(4))
+    centers = np.stack([520 + (60 + 4 * ys.ravel()) * xs.ravel() - 8 * ys.ravel(),
+                        220 + 50 * ys.ravel() + 2 * ys.ravel() ** 2], 1).astype(float)
+    from quarto_assist.silhouette import board_homography
+    from vision.crops import vertical_displacements
+
+    cell = 9
+    foot = centers[cell]
+    pitch = float(np.linalg.norm(centers[cell] - centers[cell - 1]))
+    up = vertical_displacements(board_homography(centers), (720, 1280, 3))[cell] * 0.25
+    side = np.array([-up[1], up[0]]) / np.linalg.norm(up) * 0.3 * pitch
+    before = np.zeros((720, 1280, 3), np.uint8)
+    before[:] = (120, 160, 190)  # light wood; the piece's lit top and side look the same
+    after = before.copy()
+    # its shaded side: a band from a little above its foot to in front of it
+    top, down = foot + 0.15 * up, foot - up / np.linalg.norm(up) * 0.3 * pitch
+    pts = np.array([top - side, top + side, down + side, down - side])
+    cv2.fillPoly(after, [pts.astype(np.int32)], (25, 35, 45))
+    rng = np.random.default_rng(0)
+    noisy = lambda im: np.clip(im + rng.normal(0, 3, im.shape), 0, 255).astype(np.uint8)
+    h = measure_height(noisy(before), noisy(after), centers, cell, [])
+    assert h is not None and h.value < 0  # a silhouette, but not the piece's body
+    assert h.colour is None
+
+
 def test_heights_that_split_clearly_overrule_vision_on_which_pieces_are_tall():
     # game25 (a wooden set small in the frame): vision read the tall pieces short (P(tall)
     # 0.00-0.02), and the height cue, taking the other pieces' kinds from vision, agreed,
