@@ -737,6 +737,8 @@ class PixelTracker(Tracker):
         sees an empty cell empty (``shadow_empty`` of the steady readings), a piece's cell
         taken."""
         s = self.settings
+        if not (d >= s.place_change).any():
+            return []  # nothing changed (most still views): no gains to fit
         own = cells_own_light_change(mean, self.baseline)
         return [c for c in range(16) if d[c] >= s.place_change and own[c] < s.place_change
                 and (empty_share[c] >= s.shadow_empty if self.board[c] is None else empty_share[c] < 0.5)]
