@@ -151,32 +151,43 @@ def test_a_calibrated_sets_colours_weigh_a_piece_by_the_nearer_colour():
     assert 0 < set_colour_log_odds((62.0, 11.0, -9.0), wide) < set_colour_log_odds((62.0, 11.0, -9.0), colours)
 
 
+def _one_piece(board_bgr, draw, cell=9):
+    """The height measured on ``cell`` of a tilted board (``board_bgr`` everywhere) after
+    ``draw(after, foot, pitch, up, side)`` painted the new piece: ``up`` one pitch of height
+    in the picture, ``side`` 0.3 pitch across, pointing right; sensor noise on both frames."""
+    from quarto_assist.silhouette import board_homography
+    from vision.crops import vertical_displacements
+
+    xs, ys = np.meshgrid(np.arange(4), np.arange(4))
+    centers = np.stack([520 + (60 + 4 * ys.ravel()) * xs.ravel() - 8 * ys.ravel(),
+                        220 + 50 * ys.ravel() + 2 * ys.ravel() ** 2], 1).astype(float)
+    foot = centers[cell]
+    pitch = float(np.linalg.norm(centers[cell] - centers[cell - 1]))
+    up = vertical_displacements(board_homography(centers), (720, 1280, 3))[cell] * 0.25
+    side = np.array([-up[1], up[0]]) / np.linalg.norm(up) * 0.3 * pitch
+    side = side if side[0] > 0 else -side
+    before = np.zeros((720, 1280, 3), np.uint8)
+    before[:] = board_bgr
+    after = before.copy()
+    draw(after, foot, pitch, up, side)
+    rng = np.random.default_rng(0)
+    noisy = lambda im: np.clip(im + rng.normal(0, 3, im.shape), 0, 255).astype(np.uint8)
+    return measure_height(noisy(before), noisy(after), centers, cell, [])
+
+
 def test_a_dark_pieces_colour_is_its_lit_side_not_what_changed_most():
     # game24: pink (dark) pieces on a green felt board measured nearly black (L 9-15): the
     # side in their own shade changed the picture more than the lit side, and the colour was
     # taken where the picture changed most; the set's real dark colour then looked light
-    xs, ys = np.meshgrid(np.arange(4), np.arange(4))
-    centers = np.stack([520 + (60 + 4 * ys.ravel()) * xs.ravel() - 8 * ys.ravel(),
-                        220 + 50 * ys.ravel() + 2 * ys.ravel() ** 2], 1).astype(float)
-    from quarto_assist.silhouette import board_homography
-    from vision.crops import vertical_displacements
-
-    cell = 9
-    foot = centers[cell]
-    pitch = float(np.linalg.norm(centers[cell] - centers[cell - 1]))
-    up = vertical_displacements(board_homography(centers), (720, 1280, 3))[cell] * 0.25 * 1.6  # 1.6 pitches
-    side = np.array([-up[1], up[0]]) / np.linalg.norm(up) * 0.3 * pitch
-    side = side if side[0] > 0 else -side
-    before = np.zeros((720, 1280, 3), np.uint8)
-    before[:] = (83, 109, 96)  # green felt
-    after = before.copy()
     pink = (150, 120, 200)
-    for a, b, colour in ((-1, 0, pink), (0, 1, (20, 15, 30))):  # the lit side, the side in shade
-        pts = np.array([foot + a * side, foot + b * side, foot + b * side + up, foot + a * side + up])
-        cv2.fillPoly(after, [pts.astype(np.int32)], colour)
-    rng = np.random.default_rng(0)
-    noisy = lambda im: np.clip(im + rng.normal(0, 3, im.shape), 0, 255).astype(np.uint8)
-    h = measure_height(noisy(before), noisy(after), centers, cell, [])
+
+    def piece(after, foot, pitch, up, side):
+        up = up * 1.6  # 1.6 pitches tall
+        for a, b, colour in ((-1, 0, pink), (0, 1, (20, 15, 30))):  # the lit side, the side in shade
+            pts = np.array([foot + a * side, foot + b * side, foot + b * side + up, foot + a * side + up])
+            cv2.fillPoly(after, [pts.astype(np.int32)], colour)
+
+    h = _one_piece((83, 109, 96), piece)  # green felt
     want = cv2.cvtColor(np.float32([[pink]]) / 255, cv2.COLOR_BGR2Lab)[0, 0]
     assert h is not None and h.colour is not None
     assert np.abs(np.array(h.colour) - want).max() < 8
@@ -187,27 +198,14 @@ def test_a_piece_of_the_boards_colour_gives_no_colour_from_its_shaded_side_alone
     # side was in shade, a band at their foot; the silhouette (its top measured below the
     # board) gave L* 17-20, as dark as the set's mahogany, and the colour cue overruled
     # vision, which had read them light. No colour comes from such a silhouette
-    xs, ys = np.meshgrid(np.arange(4), np.arange(4))
-    centers = np.stack([520 + (60 + 4 * ys.ravel()) * xs.ravel() - 8 * ys.ravel(),
-                        220 + 50 * ys.ravel() + 2 * ys.ravel() ** 2], 1).astype(float)
-    from quarto_assist.silhouette import board_homography
-    from vision.crops import vertical_displacements
 
-    cell = 9
-    foot = centers[cell]
-    pitch = float(np.linalg.norm(centers[cell] - centers[cell - 1]))
-    up = vertical_displacements(board_homography(centers), (720, 1280, 3))[cell] * 0.25
-    side = np.array([-up[1], up[0]]) / np.linalg.norm(up) * 0.3 * pitch
-    before = np.zeros((720, 1280, 3), np.uint8)
-    before[:] = (120, 160, 190)  # light wood; the piece's lit top and side look the same
-    after = before.copy()
-    # its shaded side: a band from a little above its foot to in front of it
-    top, down = foot + 0.15 * up, foot - up / np.linalg.norm(up) * 0.3 * pitch
-    pts = np.array([top - side, top + side, down + side, down - side])
-    cv2.fillPoly(after, [pts.astype(np.int32)], (25, 35, 45))
-    rng = np.random.default_rng(0)
-    noisy = lambda im: np.clip(im + rng.normal(0, 3, im.shape), 0, 255).astype(np.uint8)
-    h = measure_height(noisy(before), noisy(after), centers, cell, [])
+    def shaded_band(after, foot, pitch, up, side):
+        # from a little above its foot to in front of it; its lit top and side look like the board
+        top, down = foot + 0.15 * up, foot - up / np.linalg.norm(up) * 0.3 * pitch
+        pts = np.array([top - side, top + side, down + side, down - side])
+        cv2.fillPoly(after, [pts.astype(np.int32)], (25, 35, 45))
+
+    h = _one_piece((120, 160, 190), shaded_band)  # light wood
     assert h is not None and h.value < 0  # a silhouette, but not the piece's body
     assert h.colour is None
 
