@@ -43,6 +43,8 @@ LIGHT_STEP = 0.06
 #: ... but only when the light held steady just before and after (within this): a ramp is not
 #: a step
 LIGHT_STEADY = 0.02
+#: mean grey level under which a cell is too dark to tell how its light changed
+DARK_CELL = 8.0
 #: cells that must have changed in their light alone, as vision agrees, before the change is
 #: taken for the light's over part of the board (a piece's shade darkens one or two)
 RELIT_CELLS = 3
@@ -144,7 +146,7 @@ def cells_light_gain(now: np.ndarray, before: np.ndarray) -> float:
     median over the cells of the ratio of their mean grey levels (a piece set down, its
     shade and a hand change a few cells; the light changes them all)."""
     b = before.mean(axis=1)
-    lit = b > 8.0
+    lit = b > DARK_CELL
     if lit.sum() < 8:
         return 1.0
     return float(np.median(now.mean(axis=1)[lit] / b[lit]))
@@ -156,7 +158,7 @@ def cells_local_light_gain(now: np.ndarray, before: np.ndarray) -> np.ndarray:
     around it (a piece set down changes its own cell and a neighbour or two; a shadow over
     part of the board changes a region). Cells too dark to tell count as unchanged."""
     b = before.mean(axis=1)
-    ratio = np.where(b > 8.0, now.mean(axis=1) / np.maximum(b, 1e-6), 1.0)
+    ratio = np.where(b > DARK_CELL, now.mean(axis=1) / np.maximum(b, 1e-6), 1.0)
     out = np.empty(16)
     for c in range(16):
         r, k = divmod(c, 4)
