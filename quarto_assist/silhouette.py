@@ -46,6 +46,11 @@ LIT_SHARE = 50
 #: least spread (Lab units, per channel) of one kind's colour in a game, and the most a
 #: colour may say (log odds): lighting differs across the board
 COLOUR_SD, COLOUR_CAP = 6.0, 4.0
+#: the most the game's own colours may say (log odds): less than vision's surest reading
+#: (0.02-0.98, 3.9), so that one silhouette's colour never overrules it. Where the two
+#: disagreed that strongly (4 of 288 placements of 25 game videos, session 20) vision was
+#: right every time: the silhouette had caught a shaded side or a neighbour
+GAME_COLOUR_CAP = 3.5
 #: two groups of the game's piece colours are the set's two when their means are this far
 #: apart (Lab units), the darker this much darker (L*), and every piece lies within this
 #: share of its distance to the other group's mean from its own group's mean
@@ -335,7 +340,7 @@ def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
         var = max(float(spread), COLOUR_SD ** 2)
         v = np.asarray(colours[c], float)
         llr = (((v - ml) ** 2).sum() - ((v - md) ** 2).sum()) / (2 * var)
-        out[c] = float(np.clip(llr, -COLOUR_CAP, COLOUR_CAP))
+        out[c] = float(np.clip(llr, -GAME_COLOUR_CAP, GAME_COLOUR_CAP))
     return out
 
 
