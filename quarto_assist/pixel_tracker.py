@@ -587,13 +587,16 @@ class PixelTracker(Tracker):
         d, foot = self._changes(mean, cells_light_gain(mean, self.baseline))
         seen = self._majority([e[1] for e in win])
         empty_share = [sum(e[1][g] is None for e in win) / len(win) for g in range(16)]
-        lit = self._lit_alone(mean, d, empty_share)
+        # each cell's change beyond its own light, fitted only when some cell changed (most
+        # still views: none)
+        own = cells_own_light_change(mean, self.baseline) if (d >= s.place_change).any() else None
+        lit = self._lit_alone(d, own, empty_share)
         if len(lit) >= RELIT_CELLS:
             # the light changed over part of the board (a person's shadow fell over it): each
             # cell is taken as dimmed or brightened as the cells around it were, and those
             # whose change is still their own light's alone, as vision agrees, are unchanged
             d, foot = self._changes(mean, cells_local_light_gain(mean, self.baseline))
-            lit = self._lit_alone(mean, d, empty_share)
+            lit = self._lit_alone(d, own, empty_share)
             d[lit] = 0.0
             foot[lit] = 0.0
         else:
@@ -732,16 +735,15 @@ class PixelTracker(Tracker):
         foot = change.reshape(16, THUMB, THUMB)[:, FOOT_ROW:].mean(axis=(1, 2))
         return np.maximum(d - light, 0.0), np.maximum(foot - light, 0.0)
 
-    def _lit_alone(self, mean: np.ndarray, d: np.ndarray, empty_share: list[float]) -> list[int]:
+    def _lit_alone(self, d: np.ndarray, own: np.ndarray | None, empty_share: list[float]) -> list[int]:
         """The cells whose change (``d``) may be their light's alone: changed by
         ``place_change`` or more, but by less than that beyond a change of their own light
-        (:func:`cells_own_light_change`), and vision agrees nothing came or went there: it
-        sees an empty cell empty (``shadow_empty`` of the steady readings), a piece's cell
-        taken."""
+        (``own``: :func:`cells_own_light_change`, None when no cell changed), and vision
+        agrees nothing came or went there: it sees an empty cell empty (``shadow_empty`` of
+        the steady readings), a piece's cell taken."""
         s = self.settings
-        if not (d >= s.place_change).any():
-            return []  # nothing changed (most still views): no gains to fit
-        own = cells_own_light_change(mean, self.baseline)
+        if own is None:
+            return []
         return [c for c in range(16) if d[c] >= s.place_change and own[c] < s.place_change
                 and (empty_share[c] >= s.shadow_empty if self.board[c] is None else empty_share[c] < 0.5)]
 

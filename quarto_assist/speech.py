@@ -22,6 +22,8 @@ _KEEP_ALIVE: list = []
 #: espeak is one state per process and not thread-safe, and pyttsx3 hands every caller the
 #: same engine: every use of it (the speaker's and the speech files') goes through this lock
 _ENGINE_LOCK = threading.Lock()
+#: (language, voice) -> the engine's voice id, looked up once (not for every sentence)
+_VOICE_IDS: dict = {}
 
 
 @atexit.register
@@ -264,7 +266,9 @@ def _engine(language: str, voice: str | None, rate: int | None):
     # pyttsx3 keeps its engines by weak reference and the espeak driver may call back after
     # runAndWait returns: keep the engine alive so that callback finds it
     _KEEP_ALIVE[:] = [engine]
-    vid = _pick_voice(engine, language, voice)
+    if (language, voice) not in _VOICE_IDS:
+        _VOICE_IDS[language, voice] = _pick_voice(engine, language, voice)
+    vid = _VOICE_IDS[language, voice]
     if vid is None:
         raise SpeechUnavailable(f"no speech voice for language {language!r}")
     engine.setProperty("voice", vid)
