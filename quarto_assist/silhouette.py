@@ -318,8 +318,8 @@ def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
     against the mean colour of each kind so far, with the spread seen within the kinds (at
     least ``COLOUR_SD``). Which kind each other piece is: from the colours alone when they
     fall clearly into two (:func:`two_colours`: vision may take the set's darker colour for
-    light, a human would not), else from vision's readings. Nothing is said until both
-    kinds have been seen."""
+    light, a human would not; the new piece counts towards a kind, not towards the means),
+    else from vision's readings. Nothing is said until both kinds have been seen."""
     cells = [c for c, v in colours.items() if v is not None]
     out = {}
     for c in cells:
@@ -327,7 +327,13 @@ def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
         if len(others) < 2:
             continue
         x = np.array([colours[o] for o in others], float)
+        v = np.asarray(colours[c], float)
         q = two_colours(x)
+        if q is None:
+            # one other piece alone is no kind of the set, but the new piece may be the
+            # second of its kind: two pieces alike and unlike the rest are one
+            both = two_colours(np.vstack([x, v]))
+            q = both[:-1] if both is not None else None
         if q is None:
             q = np.array([dark_prob.get(o, 0.5) for o in others], float)
         q = np.clip(q, 0.02, 0.98)
@@ -338,7 +344,6 @@ def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
         ml = ((1 - q)[:, None] * x).sum(0) / wl
         spread = ((q[:, None] * (x - md) ** 2).sum() + ((1 - q)[:, None] * (x - ml) ** 2).sum()) / (3 * (wd + wl))
         var = max(float(spread), COLOUR_SD ** 2)
-        v = np.asarray(colours[c], float)
         llr = (((v - ml) ** 2).sum() - ((v - md) ** 2).sum()) / (2 * var)
         out[c] = float(np.clip(llr, -GAME_COLOUR_CAP, GAME_COLOUR_CAP))
     return out

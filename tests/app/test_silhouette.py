@@ -106,6 +106,22 @@ def test_the_sets_two_colours_are_told_apart_even_where_vision_takes_the_darker_
     assert two_colours(np.array([[50.0, 40.0, 30.0], [51.0, 41.0, 29.0], [52.0, -30.0, 20.0]])) is None
 
 
+def test_a_piece_the_colour_of_the_one_odd_piece_before_it_is_of_that_kind():
+    """The first piece set down was purple among white ones to come; vision took it for
+    light (a purple of L* 70 on a dark board). Alone it was no kind of the set, but the
+    next purple piece is the second of its kind: the two are the darker colour."""
+    from quarto_assist.silhouette import dark_log_odds
+
+    rng = np.random.default_rng(3)
+    white, purple = np.array([97.0, 0.0, 0.0]), np.array([70.0, 21.0, -28.0])
+    colours = {c: tuple((purple if c in (0, 5) else white) + rng.normal(0, 1.0, 3)) for c in range(6)}
+    vision = {0: 0.05, 1: 0.01, 2: 0.01, 3: 0.02, 4: 0.01, 5: 0.3}
+    odds = dark_log_odds(colours, vision)
+    assert odds[5] > 2 and odds[0] > 2
+    # a white piece among them says nothing new: the one purple piece stays no kind to it
+    assert 1 not in odds or odds[1] < 0
+
+
 def test_a_game_is_measured_with_the_board_as_first_seen_not_as_vision_follows_it_later(game):
     """The pixel tracker over the sample game, vision unsure of every piece's height
     (0.5) and reading the rest right, its cell centres right while the board is empty and
