@@ -48,6 +48,11 @@ DARK_CELL = 8.0
 #: cells that must have changed in their light alone, as vision agrees, before the change is
 #: taken for the light's over part of the board (a piece's shade darkens one or two)
 RELIT_CELLS = 3
+#: a change of a cell's light by less than this share, from one accepted view of the board
+#: to the next, is not noted (the light a piece's shade or a slow dusk takes away)
+LIGHT_NOTED = 0.08
+#: the least light (a share of the game's first) a cell's picture is brightened from
+LIGHT_FLOOR = 0.25
 #: frames kept of the steady window's last entries (a knock is told a few frames late)
 RECENT = 12
 BEFORE_MARGIN = 1.5  # the frame around a cell kept for an undo, in cell pitches each way
@@ -277,6 +282,9 @@ class PixelTracker(Tracker):
         self._base_frame: np.ndarray | None = None  # a frame of the board as accepted (the baseline's)
         self._recent: deque = deque(maxlen=RECENT)  # the frames of the run's last entries
         self._relit = False  # the light changed since the board as accepted was pictured
+        #: (16,) each cell's light as a share of the light in which the game's first pieces
+        #: were seen (a person's shadow over part of the board, a lamp switched off)
+        self._light = np.ones(16)
 
     # --- run entries: (t, cells, (signature, probabilities)) ---------------------
     def _extra(self, reading, perm, image):
@@ -359,6 +367,7 @@ class PixelTracker(Tracker):
     def new_game(self) -> None:
         super().new_game()
         self._probs, self._heights, self._later, self._told, self._bodies = {}, {}, {}, set(), {}
+        self._light = np.ones(16)
         if self._latest is not None:
             self._accept(self._latest)
         self._before = {}
@@ -450,7 +459,7 @@ class PixelTracker(Tracker):
         if self._relit:  # the first still view in a new light: the board as accepted is seen in it
             self._relit = False
             if not self.issues and not any(e.kind == "placed" for e in out):
-                self._accept(mean)
+                self._accept(mean, cells_light_gain(mean, self.baseline))
         return out
 
     def _first(self, t: float, win, mean) -> list[TrackEvent]:
@@ -508,7 +517,7 @@ class PixelTracker(Tracker):
         key = (self._run_start, tuple(self.board))
         if self._close is not None and self._close[0] == key:
             return self._close[1]  # a change judged again in the same still view (flagged, say): looked at once
-        reading = self.look(self._frame)
+        reading = self.look(self._lit_as_first(self._frame))
         self._close = (key,) + self._match_close(reading)
         return self._close[1]
 
@@ -595,12 +604,15 @@ class PixelTracker(Tracker):
             # the light changed over part of the board (a person's shadow fell over it): each
             # cell is taken as dimmed or brightened as the cells around it were, and those
             # whose change is still their own light's alone, as vision agrees, are unchanged
-            d, foot = self._changes(mean, cells_local_light_gain(mean, self.baseline))
+            relit = cells_local_light_gain(mean, self.baseline)
+            d, foot = self._changes(mean, relit)
             lit = self._lit_alone(d, own, empty_share)
             d[lit] = 0.0
             foot[lit] = 0.0
         else:
-            lit = []
+            lit, relit = [], None
+        if relit is None and self._relit:  # a lamp switched off, say: seen in every cell alike
+            relit = cells_light_gain(mean, self.baseline)
         empties = sorted((i for i in range(16) if self.board[i] is None), key=lambda i: -d[i])
         # a piece taken away changes its cell as much as a piece set down does, and vision
         # then reads the cell empty nearly always; a new piece in front of or behind a piece
@@ -697,7 +709,7 @@ class PixelTracker(Tracker):
                 self._told.add(c)
             self.given = None  # the piece handed over is placed: the next one is not known
             old = self.baseline
-            self._accept(mean)
+            self._accept(mean, relit)
             # a piece gone meanwhile stays missing until it is back; one swapped stays flagged
             for g in gone + [i.cells[0] for i in self.issues if i.kind == "changed" and self.board[i.cells[0]] is not None]:
                 self.baseline[g] = old[g]
@@ -716,7 +728,7 @@ class PixelTracker(Tracker):
             self.issues = issues
             return [TrackEvent(t, "flagged", issues=issues, board=seen)]
         if lit and not self.issues:
-            self._accept(mean)  # the board as it looks in its new light is the game's
+            self._accept(mean, relit)  # the board as it looks in its new light is the game's
         if self.issues:
             self.issues = []
             self._issue_key = None
@@ -855,11 +867,41 @@ class PixelTracker(Tracker):
         return out
 
     # --- what each placed piece looked like -------------------------------------------
-    def _accept(self, mean: np.ndarray) -> None:
+    def _accept(self, mean: np.ndarray, relit=None) -> None:
         """The board as it stands now is the game: its cells' pictures (``mean``, the
-        steady window's signatures) and the frame (for the next piece's silhouette)."""
+        steady window's signatures) and the frame (for the next piece's silhouette).
+        ``relit``: how much brighter the board is now than as last accepted, where its
+        light was seen to change (board-wide, or (16,) per cell: a person's shadow), noted
+        in each cell's light where it changed by ``LIGHT_NOTED`` or more. Only a change of
+        light told apart from the pieces' own is noted: estimated at every placement, the
+        light of a cell's neighbourhood sinks as pieces and their shades fill it."""
+        if relit is not None:
+            g = np.broadcast_to(np.asarray(relit, float), (16,))
+            self._light = self._light * np.where(np.abs(g - 1.0) >= LIGHT_NOTED, g, 1.0)
         self.baseline = mean.copy()
         self._base_frame = None if self._frame is None else self._frame.copy()
+
+    def _lit_as_first(self, frame: np.ndarray | None) -> np.ndarray | None:
+        """``frame`` with the board brought back to the light its first pieces were seen in
+        (each cell divided by its noted light, smoothly between the cells' centres), so that
+        vision and the silhouettes' colours read a piece in a person's shadow as they read
+        the others; the frame itself while the light is as it was."""
+        if frame is None or self._sig_centers is None or np.abs(self._light - 1.0).max() < LIGHT_NOTED:
+            return frame
+        from .silhouette import board_homography
+
+        H = board_homography(self._sig_centers)
+        if H is None:
+            return frame
+        # a 4 x 4 picture of the cells' light, pixel (k, r) at cell 4 r + k's centre,
+        # spread over the frame by the board's homography (between the centres linearly,
+        # beyond them as the nearest)
+        small = np.maximum(self._light, LIGHT_FLOOR).reshape(4, 4).astype(np.float32)
+        to_board = np.array([[0.25, 0, 0.125], [0, 0.25, 0.125], [0, 0, 1.0]])
+        h, w = frame.shape[:2]
+        light = cv2.warpPerspective(small, H @ to_board, (w, h), flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        return np.clip(frame / light[:, :, None], 0, 255).astype(np.uint8)
 
     def _forget(self, cell: int) -> None:
         self._told.discard(cell)
@@ -882,7 +924,8 @@ class PixelTracker(Tracker):
         # piece of the game must be measured with the same camera
         centers = self._sig_centers if self._sig_centers is not None else self.centers
         try:
-            return measure_height(self._base_frame, self._frame, centers, cell, occupied)
+            return measure_height(self._lit_as_first(self._base_frame), self._lit_as_first(self._frame), centers,
+                                  cell, occupied)
         except (cv2.error, ValueError, np.linalg.LinAlgError):
             return None  # a geometry the measurement cannot handle: vision alone decides
 
