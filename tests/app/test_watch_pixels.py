@@ -806,6 +806,17 @@ def test_a_pieces_shadow_over_the_foot_of_the_cell_in_front_does_not_take_the_pi
     assert placed_alone(0x6, lamp_behind, cell=5) == [(5, 0x6)]
 
 
+def _in_shadow(make, edge):
+    """A frame maker: ``make``'s frames with the light left of ``edge`` (x, with a soft edge
+    30 pixels wide) at 60 %: a person's shadow over part of the board."""
+    xs = np.arange(W, dtype=np.float32)
+
+    def frames(cells, hand=None):
+        under = np.clip((edge - xs) / 30.0 + 0.5, 0.0, 1.0)
+        return np.clip(make(cells, hand) * (1.0 - 0.4 * under)[None, :, None], 0, 255).astype(np.uint8)
+    return frames
+
+
 @pytest.mark.parametrize("edge", [130.0, 200.0])
 def test_a_shadow_falling_over_the_board_is_no_piece_and_play_goes_on(edge):
     # someone stands by the table between two moves: their shadow slides over the board's
@@ -814,13 +825,9 @@ def test_a_shadow_falling_over_the_board_is_no_piece_and_play_goes_on(edge):
     # after it, in the light and in the shade, are found. Before session 20 the shaded
     # cells were "two new pieces at once" until the end of the game
     make, _ = _textured(np.eye(2, 3))
-    xs = np.arange(W, dtype=np.float32)
 
     def shaded(edge):
-        def frames(cells, hand=None):
-            under = np.clip((edge - xs) / 30.0 + 0.5, 0.0, 1.0)
-            return np.clip(make(cells, hand) * (1.0 - 0.4 * under)[None, :, None], 0, 255).astype(np.uint8)
-        return frames
+        return _in_shadow(make, edge)
 
     b1, b2, b3, b4 = empty(), empty(), empty(), empty()
     b1[5] = b2[5] = b3[5] = b4[5] = 9
@@ -854,13 +861,9 @@ def test_a_light_piece_set_down_in_a_persons_shadow_is_read_as_in_the_light():
     # shade darkened it (this vision reads dark from how dark the piece looks, as a network
     # partly does). Before session 21 it was shown the shaded picture and the piece named dark
     make, _ = _textured(np.eye(2, 3))
-    xs = np.arange(W, dtype=np.float32)
 
     def shaded(edge):
-        def frames(cells, hand=None):
-            under = np.clip((edge - xs) / 30.0 + 0.5, 0.0, 1.0)
-            return np.clip(make(cells, hand) * (1.0 - 0.4 * under)[None, :, None], 0, 255).astype(np.uint8)
-        return frames
+        return _in_shadow(make, edge)
 
     now = {"cells": empty()}
 
