@@ -311,6 +311,7 @@ class PixelTracker(Tracker):
             self.centers, self._stable = new, None
             self._sig_centers = None
             self.baseline = None
+            self._light = np.ones(16)  # the board stands elsewhere in the room's light now
             self._run = []
             self._run_start = None
         return perm, judged
