@@ -157,19 +157,26 @@ def cells_light_gain(now: np.ndarray, before: np.ndarray) -> float:
     return float(np.median(now.mean(axis=1)[lit] / b[lit]))
 
 
+def cells_light_ratio(now: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """(N,) the ratio of each cell's mean grey level ``now`` to ``before`` ((N, n) each);
+    1 for cells too dark to tell."""
+    b = before.mean(axis=1)
+    return np.where(b > DARK_CELL, now.mean(axis=1) / np.maximum(b, 1e-6), 1.0)
+
+
 def cells_local_light_gain(now: np.ndarray, before: np.ndarray) -> np.ndarray:
     """(16,) how much brighter each cell's part of the board is ``now`` than ``before``
     ((16, n) each): the median of the ratio of mean grey levels over the cell and the cells
     around it (a piece set down changes its own cell and a neighbour or two; a shadow over
     part of the board changes a region). Cells too dark to tell count as unchanged."""
-    b = before.mean(axis=1)
-    ratio = np.where(b > DARK_CELL, now.mean(axis=1) / np.maximum(b, 1e-6), 1.0)
-    out = np.empty(16)
-    for c in range(16):
-        r, k = divmod(c, 4)
-        out[c] = np.median([ratio[4 * i + j] for i in range(max(0, r - 1), min(4, r + 2))
-                            for j in range(max(0, k - 1), min(4, k + 2))])
-    return out
+    ratio = cells_light_ratio(now, before)
+    return np.array([np.median(ratio[_around(c)]) for c in range(16)])
+
+
+def _around(c: int) -> list[int]:
+    """Cell ``c`` and the cells around it (a 3 x 3 neighbourhood cut by the board's edge)."""
+    r, k = divmod(c, 4)
+    return [4 * i + j for i in range(max(0, r - 1), min(4, r + 2)) for j in range(max(0, k - 1), min(4, k + 2))]
 
 
 def cells_own_light_change(now: np.ndarray, before: np.ndarray) -> np.ndarray:
@@ -285,6 +292,10 @@ class PixelTracker(Tracker):
         #: (16,) each cell's light as a share of the light in which the game's first pieces
         #: were seen (a person's shadow over part of the board, a lamp switched off)
         self._light = np.ones(16)
+        #: each cell's picture in the first light (as last it changed while its light was
+        #: the first's), and the pieces it was taken with: a cell that looks so again is in
+        #: the first light again, whatever was noted of it (a shadow gone)
+        self._first_look: tuple = ({}, ())
 
     # --- run entries: (t, cells, (signature, probabilities)) ---------------------
     def _extra(self, reading, perm, image):
@@ -311,7 +322,7 @@ class PixelTracker(Tracker):
             self.centers, self._stable = new, None
             self._sig_centers = None
             self.baseline = None
-            self._light = np.ones(16)  # the board stands elsewhere in the room's light now
+            self._light, self._first_look = np.ones(16), ({}, ())  # the board stands elsewhere in the room's light now
             self._run = []
             self._run_start = None
         return perm, judged
@@ -339,6 +350,7 @@ class PixelTracker(Tracker):
             if self.baseline is not None and self._sig_centers is not None:
                 self.baseline = signatures(self._base_frame, self._sig_centers)
                 self._latest = self.baseline.copy()
+        self._first_look = ({}, ())  # the cells' pictures are taken where they now are
         self._run = []
         self._run_start = None
         self._recent.clear()
@@ -368,7 +380,7 @@ class PixelTracker(Tracker):
     def new_game(self) -> None:
         super().new_game()
         self._probs, self._heights, self._later, self._told, self._bodies = {}, {}, {}, set(), {}
-        self._light = np.ones(16)
+        self._light, self._first_look = np.ones(16), ({}, ())
         if self._latest is not None:
             self._accept(self._latest)
         self._before = {}
@@ -485,6 +497,7 @@ class PixelTracker(Tracker):
             self._sig_centers = self._sig_centers[list(perm)]
             self.baseline = self.baseline[list(perm)]
             self._latest = self._latest[list(perm)]
+            self._first_look = ({}, ())
             seen = tuple(seen[perm[i]] for i in range(16))
             self._run = [(e[0], tuple(e[1][perm[i]] for i in range(16)), self._permute_extra(e[2], perm))
                          for e in self._run]
@@ -875,10 +888,28 @@ class PixelTracker(Tracker):
         light was seen to change (board-wide, or (16,) per cell: a person's shadow), noted
         in each cell's light where it changed by ``LIGHT_NOTED`` or more. Only a change of
         light told apart from the pieces' own is noted: estimated at every placement, the
-        light of a cell's neighbourhood sinks as pieces and their shades fill it."""
+        light of a cell's neighbourhood sinks as pieces and their shades fill it. What is
+        noted from one view to the next may not undo itself (a shadow's coming seen with a
+        piece, its going alone; its edge across a neighbourhood), so a cell that looks again
+        as it did in the first light is in it again; a cell whose piece came or went takes
+        the light of the cells around it."""
+        looks, board = self._first_look
         if relit is not None:
             g = np.broadcast_to(np.asarray(relit, float), (16,))
             self._light = self._light * np.where(np.abs(g - 1.0) >= LIGHT_NOTED, g, 1.0)
+            back = [c for c, sig in looks.items() if abs(cells_light_ratio(mean[c:c + 1], sig[None])[0] - 1.0)
+                    < LIGHT_NOTED and cells_own_light_change(mean[c:c + 1], sig[None])[0] < self.settings.place_change]
+            self._light[back] = 1.0
+        now = tuple(self.board)
+        for c in range(16):
+            if board and now[c] != board[c]:  # what was noted of it was of the picture it had
+                self._light[c] = np.median([self._light[n] for n in _around(c) if n != c])
+            if not board or now[c] != board[c] or c not in looks:
+                if abs(self._light[c] - 1.0) < LIGHT_NOTED:
+                    looks[c] = mean[c].copy()
+                else:
+                    looks.pop(c, None)
+        self._first_look = (looks, now)
         self.baseline = mean.copy()
         self._base_frame = None if self._frame is None else self._frame.copy()
 

@@ -854,6 +854,46 @@ def test_a_shadow_falling_over_the_board_is_no_piece_and_play_goes_on(edge):
     assert [e for e in events if e.kind == "flagged"] == []
 
 
+def _dark_by_brightness(now, dark_below):
+    """Vision's closer look (``PixelTracker.look``) that reads every piece of ``now["cells"]``
+    right but for dark, which it reads from how dark the piece looks (grey under
+    ``dark_below`` at its centre), as a network partly does."""
+    def look(image):
+        probs = np.array([probs_for(p, 0.9) if p is not None else [0.05, 0.5, 0.5, 0.5, 0.5]
+                          for p in now["cells"]])
+        for c, p in enumerate(now["cells"]):
+            if p is not None:
+                x, y = (int(v) for v in CENTRES[c])
+                probs[c, 2] = 0.9 if image[y - 3:y + 4, x - 3:x + 4].mean() < dark_below else 0.1
+        return BoardReading(found=True, cell_centers=CENTRES.copy(), cells=[None] * 16,
+                            confidence=np.ones(16), obstructed=np.zeros(16, bool), probabilities=probs)
+    return look
+
+
+def _played(tr, now, steps):
+    """What ``tr`` says over ``steps`` (cells, hand over these cells or None, frame maker,
+    seconds) shown at 10 frames a second, vision reading the board right (``now["cells"]``
+    follows the board shown, for a closer look that reads it)."""
+    vision, events, t = TrueVision(0), [], 0.0
+    for cells, hand, frames, seconds in steps:
+        now["cells"] = cells
+        for _ in range(int(round(seconds * 10))):
+            events += tr.update(t, vision.read(cells, hand is not None), frames(cells, hand))
+            t += 0.1
+    return events
+
+
+def _two_pieces_in_the_light(make, b1, b2):
+    """Steps: the empty board, then ``b1`` and ``b2`` (pieces on cells 5 and 14) set down."""
+    return [(empty(), None, make, 2.0), (empty(), [5], make, 1.0), (b1, None, make, 2.0),
+            (b1, [14], make, 1.0), (b2, None, make, 2.0)]
+
+
+def _shadow_moving(make, cells, start, end):
+    """Steps: a person's shadow's edge moving from x ``start`` to ``end`` over 1.5 s."""
+    return [(cells, None, _in_shadow(make, start + (end - start) * (k + 1) / 15), 0.1) for k in range(15)]
+
+
 def test_a_light_piece_set_down_in_a_persons_shadow_is_read_as_in_the_light():
     # someone's shadow stays over most of the board (60 % of the light, as above); then a light
     # piece is set down in it. Vision, asked to look closer, is given the board brought back
@@ -866,38 +906,49 @@ def test_a_light_piece_set_down_in_a_persons_shadow_is_read_as_in_the_light():
         return _in_shadow(make, edge)
 
     now = {"cells": empty()}
-
-    def look(image):
-        # pieces are grey 150-240 in full light: under 140, this vision says dark
-        probs = np.array([probs_for(p, 0.9) if p is not None else [0.05, 0.5, 0.5, 0.5, 0.5]
-                          for p in now["cells"]])
-        for c, p in enumerate(now["cells"]):
-            if p is not None:
-                x, y = (int(v) for v in CENTRES[c])
-                probs[c, 2] = 0.9 if image[y - 3:y + 4, x - 3:x + 4].mean() < 140 else 0.1
-        return BoardReading(found=True, cell_centers=CENTRES.copy(), cells=[None] * 16,
-                            confidence=np.ones(16), obstructed=np.zeros(16, bool), probabilities=probs)
+    look = _dark_by_brightness(now, 140)  # pieces are grey 150-240 in full light
 
     b1, b2, b3 = empty(), empty(), empty()
     b1[5] = b2[5] = b3[5] = 9
     b2[14] = b3[14] = 4
     b3[8] = 0x1  # tall light round solid: grey 156 in full light, 94 in the shade
-    tr, vision, events, t = PixelTracker(PixelSettings()), TrueVision(0), [], 0.0
+    tr = PixelTracker(PixelSettings())
     tr.look = look
-
-    def run(cells, hand, frames, seconds):
-        nonlocal events, t
-        now["cells"] = cells
-        for _ in range(int(round(seconds * 10))):
-            events += tr.update(t, vision.read(cells, hand is not None), frames(cells, hand))
-            t += 0.1
-
-    for cells, hand, seconds in [(empty(), None, 2.0), (empty(), [5], 1.0), (b1, None, 2.0), (b1, [14], 1.0),
-                                 (b2, None, 2.0)]:
-        run(cells, hand, make, seconds)
-    for k in range(15):  # the shadow comes in from the left and stops on the fourth column
-        run(b2, None, shaded(-15.0 + 215.0 * (k + 1) / 15), 0.1)
-    for cells, hand, seconds in [(b2, None, 3.0), (b2, [8], 1.0), (b3, None, 2.0)]:
-        run(cells, hand, shaded(200.0), seconds)
+    # the shadow comes in from the left and stops on the fourth column
+    steps = _two_pieces_in_the_light(make, b1, b2) + _shadow_moving(make, b2, -15.0, 200.0) + [
+        (b2, None, shaded(200.0), 3.0), (b2, [8], shaded(200.0), 1.0), (b3, None, shaded(200.0), 2.0)]
+    events = _played(tr, now, steps)
     assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(5, 9), (14, 4), (8, 0x1)]
+    assert [e for e in events if e.kind == "flagged"] == []
+
+
+def test_a_shadow_that_has_gone_leaves_the_board_as_it_was():
+    # someone's shadow comes over the board's two left columns, stays while a piece is set
+    # down on the right, and goes. The light it took away must not be given back twice: a
+    # light piece set down later where the shadow was is read in the light as it is (this
+    # vision reads dark from how dark a piece looks). Before, the shadow's coming went
+    # unnoted (it came with a piece), its going was noted, and the cells it had covered were
+    # darkened by 1 / 0.6 ever after: the light piece was named dark
+    make, _ = _textured(np.eye(2, 3))
+    now = {"cells": empty()}
+    b1, b2, b3, b4, b5 = empty(), empty(), empty(), empty(), empty()
+    for b in (b1, b2, b3, b4, b5):
+        b[5] = 9
+    for b in (b2, b3, b4, b5):
+        b[14] = 8  # light pieces are grey 190 or more, dark ones less
+    for b in (b3, b4, b5):
+        b[10] = 0xC  # set down in the light while the shadow is over the left
+    b4[8] = b5[8] = 0x2
+    b5[4] = 0xD  # tall light square hollow: grey 228, dark under 190
+    tr = PixelTracker(PixelSettings())
+    tr.look = _dark_by_brightness(now, 190)
+    shade = _in_shadow(make, 160.0)
+    # the shadow comes in from the left, stops past the second column, and goes
+    steps = (_two_pieces_in_the_light(make, b1, b2) + _shadow_moving(make, b2, -15.0, 160.0)
+             + [(b2, None, shade, 3.0), (b2, [10], shade, 1.0), (b3, None, shade, 2.0)]
+             + _shadow_moving(make, b3, 160.0, -15.0)
+             + [(b3, None, make, 3.0), (b3, [8], make, 1.0), (b4, None, make, 2.0), (b4, [4], make, 1.0),
+                (b5, None, make, 2.0)])
+    events = _played(tr, now, steps)
+    assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(5, 9), (14, 8), (10, 0xC), (8, 0x2), (4, 0xD)]
     assert [e for e in events if e.kind == "flagged"] == []
