@@ -26,7 +26,8 @@ either way), ``noise`` a webcam's sensor noise (grey
 levels with a standard deviation of 6, new in every frame), ``shadow`` a person's shadow
 sliding over the board between two moves (a soft edge coming in from the left over 1.5 s
 and stopping at the board's middle, where it stays: the left half of the board at 60 % of
-its light, or less with ``--disturb-size``).
+its light, or less with ``--disturb-size``), ``passing`` the same shadow going again after
+4 s (a player leaning over the board for a while).
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ def rescaled(video: str, truth: dict, size: tuple[int, int], out: str) -> dict:
 
 
 #: the ways --disturb changes a video (see the module's docstring)
-DISTURBANCES = ("copy", "bump", "drift", "light", "dusk", "exposure", "noise", "shadow")
+DISTURBANCES = ("copy", "bump", "drift", "light", "dusk", "exposure", "noise", "shadow", "passing")
 
 
 def quiet_moment(truth: dict) -> float:
@@ -135,8 +136,12 @@ def disturbed(video: str, truth: dict, kind: str, out: str, at: float | None = N
 
     def shade(time: float) -> np.ndarray:
         # (1, w, 1) light left under the shadow: its soft edge (80 px wide) slides from the
-        # frame's left border to the board's middle over 1.5 s
-        edge = -40.0 + (middle + 40.0) * min(1.0, (time - t_quiet) / 1.5)
+        # frame's left border to the board's middle over 1.5 s (and, passing, back again
+        # after 4 s there)
+        share = min(1.0, max(0.0, (time - t_quiet) / 1.5))
+        if kind == "passing":
+            share -= min(1.0, max(0.0, (time - t_quiet - 5.5) / 1.5))
+        edge = -40.0 + (middle + 40.0) * share
         under = np.clip((edge - xs) / 80.0 + 0.5, 0.0, 1.0)
         return (1.0 - 0.4 * size * under)[None, :, None]
 
@@ -162,7 +167,7 @@ def disturbed(video: str, truth: dict, kind: str, out: str, at: float | None = N
                 frame = cv2.convertScaleAbs(frame, alpha=1.0 + 0.25 * size * _arm_share(truth, t))
             elif kind == "dusk":
                 frame = cv2.convertScaleAbs(frame, alpha=1.0 - 0.3 * min(1.0, i / n))
-            elif kind == "shadow" and t >= t_quiet:
+            elif kind in ("shadow", "passing") and t >= t_quiet:
                 frame = np.clip(frame * shade(t), 0, 255).astype(np.uint8)
             elif kind == "noise":
                 frame = np.clip(frame + rng.normal(0, 6, frame.shape), 0, 255).astype(np.uint8)
