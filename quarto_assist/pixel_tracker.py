@@ -53,6 +53,11 @@ RELIT_CELLS = 3
 LIGHT_NOTED = 0.08
 #: the least light (a share of the game's first) a cell's picture is brightened from
 LIGHT_FLOOR = 0.25
+#: the light of one part of the board against another's (3 x 3 neighbourhoods), as a share
+#: of the first, that is a change of light over part of the board even where one or two
+#: cells show it alone: a person's shadow takes a third of the light or more; pieces' shades
+#: and a room growing dark change every neighbourhood alike
+PARTIAL_LIGHT = 0.2
 #: frames kept of the steady window's last entries (a knock is told a few frames late)
 RECENT = 12
 BEFORE_MARGIN = 1.5  # the frame around a cell kept for an undo, in cell pitches each way
@@ -292,6 +297,7 @@ class PixelTracker(Tracker):
         #: (16,) each cell's light as a share of the light in which the game's first pieces
         #: were seen (a person's shadow over part of the board, a lamp switched off)
         self._light = np.ones(16)
+        self._light_accepted = np.ones(16)  # ... as the board was last accepted
         #: each cell's picture in the first light (as last it changed while its light was
         #: the first's), and the pieces it was taken with: a cell that looks so again is in
         #: the first light again, whatever was noted of it (a shadow gone)
@@ -322,7 +328,7 @@ class PixelTracker(Tracker):
             self.centers, self._stable = new, None
             self._sig_centers = None
             self.baseline = None
-            self._light, self._first_look = np.ones(16), ({}, ())  # the board stands elsewhere in the room's light now
+            self._light, self._light_accepted, self._first_look = np.ones(16), np.ones(16), ({}, ())  # the board stands elsewhere in the room's light now
             self._run = []
             self._run_start = None
         return perm, judged
@@ -380,7 +386,7 @@ class PixelTracker(Tracker):
     def new_game(self) -> None:
         super().new_game()
         self._probs, self._heights, self._later, self._told, self._bodies = {}, {}, {}, set(), {}
-        self._light, self._first_look = np.ones(16), ({}, ())
+        self._light, self._light_accepted, self._first_look = np.ones(16), np.ones(16), ({}, ())
         if self._latest is not None:
             self._accept(self._latest)
         self._before = {}
@@ -607,14 +613,19 @@ class PixelTracker(Tracker):
         # a change of light touches every cell alike, in proportion to its brightness (a lamp
         # switched off darkens white pieces by more grey levels than the dark board): the
         # board as accepted is dimmed or brightened as the cells that did not change were
-        d, foot = self._changes(mean, cells_light_gain(mean, self.baseline))
+        gain = cells_light_gain(mean, self.baseline)
+        d, foot = self._changes(mean, gain)
         seen = self._majority([e[1] for e in win])
         empty_share = [sum(e[1][g] is None for e in win) / len(win) for g in range(16)]
         # each cell's change beyond its own light, fitted only when some cell changed (most
         # still views: none)
         own = cells_own_light_change(mean, self.baseline) if (d >= s.place_change).any() else None
         lit = self._lit_alone(d, own, empty_share)
-        if len(lit) >= RELIT_CELLS:
+        # (fewer cells lit alone are a piece's shade, unless the board's light changed and one
+        # part of it against another: a deep shadow over part of it, where the board-wide gain
+        # is no cell's, so that a piece set down in it may not seem to have changed its cell)
+        if len(lit) >= RELIT_CELLS or (lit and abs(gain - 1.0) >= LIGHT_STEP
+                                       and np.ptp(cells_local_light_gain(mean, self.baseline)) >= PARTIAL_LIGHT):
             # the light changed over part of the board (a person's shadow fell over it): each
             # cell is taken as dimmed or brightened as the cells around it were, and those
             # whose change is still their own light's alone, as vision agrees, are unchanged
@@ -627,6 +638,8 @@ class PixelTracker(Tracker):
             lit, relit = [], None
         if relit is None and self._relit:  # a lamp switched off, say: seen in every cell alike
             relit = cells_light_gain(mean, self.baseline)
+        if relit is not None:  # the piece set down in this view is looked at in its light
+            self._light = self._noted_light(relit)
         empties = sorted((i for i in range(16) if self.board[i] is None), key=lambda i: -d[i])
         # a piece taken away changes its cell as much as a piece set down does, and vision
         # then reads the cell empty nearly always; a new piece in front of or behind a piece
@@ -895,8 +908,7 @@ class PixelTracker(Tracker):
         the light of the cells around it."""
         looks, board = self._first_look
         if relit is not None:
-            g = np.broadcast_to(np.asarray(relit, float), (16,))
-            self._light = self._light * np.where(np.abs(g - 1.0) >= LIGHT_NOTED, g, 1.0)
+            self._light = self._noted_light(relit)
             back = [c for c, sig in looks.items() if abs(cells_light_ratio(mean[c:c + 1], sig[None])[0] - 1.0)
                     < LIGHT_NOTED and cells_own_light_change(mean[c:c + 1], sig[None])[0] < self.settings.place_change]
             self._light[back] = 1.0
@@ -910,8 +922,15 @@ class PixelTracker(Tracker):
                 else:
                     looks.pop(c, None)
         self._first_look = (looks, now)
+        self._light_accepted = self._light.copy()
         self.baseline = mean.copy()
         self._base_frame = None if self._frame is None else self._frame.copy()
+
+    def _noted_light(self, relit) -> np.ndarray:
+        """(16,) each cell's light, the board as last accepted having brightened by
+        ``relit`` (board-wide or per cell) since, where by ``LIGHT_NOTED`` or more."""
+        g = np.broadcast_to(np.asarray(relit, float), (16,))
+        return self._light_accepted * np.where(np.abs(g - 1.0) >= LIGHT_NOTED, g, 1.0)
 
     def _lit_as_first(self, frame: np.ndarray | None) -> np.ndarray | None:
         """``frame`` with the board brought back to the light its first pieces were seen in

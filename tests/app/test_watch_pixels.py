@@ -806,14 +806,14 @@ def test_a_pieces_shadow_over_the_foot_of_the_cell_in_front_does_not_take_the_pi
     assert placed_alone(0x6, lamp_behind, cell=5) == [(5, 0x6)]
 
 
-def _in_shadow(make, edge):
+def _in_shadow(make, edge, light=0.6):
     """A frame maker: ``make``'s frames with the light left of ``edge`` (x, with a soft edge
-    30 pixels wide) at 60 %: a person's shadow over part of the board."""
+    30 pixels wide) at ``light``: a person's shadow over part of the board."""
     xs = np.arange(W, dtype=np.float32)
 
     def frames(cells, hand=None):
         under = np.clip((edge - xs) / 30.0 + 0.5, 0.0, 1.0)
-        return np.clip(make(cells, hand) * (1.0 - 0.4 * under)[None, :, None], 0, 255).astype(np.uint8)
+        return np.clip(make(cells, hand) * (1.0 - (1.0 - light) * under)[None, :, None], 0, 255).astype(np.uint8)
     return frames
 
 
@@ -870,11 +870,11 @@ def _dark_by_brightness(now, dark_below):
     return look
 
 
-def _played(tr, now, steps):
+def _played(tr, now, steps, vision=None):
     """What ``tr`` says over ``steps`` (cells, hand over these cells or None, frame maker,
-    seconds) shown at 10 frames a second, vision reading the board right (``now["cells"]``
-    follows the board shown, for a closer look that reads it)."""
-    vision, events, t = TrueVision(0), [], 0.0
+    seconds) shown at 10 frames a second, ``vision`` reading every frame (default: the board
+    right; ``now["cells"]`` follows the board shown, for a closer look that reads it)."""
+    vision, events, t = vision or TrueVision(0), [], 0.0
     for cells, hand, frames, seconds in steps:
         now["cells"] = cells
         for _ in range(int(round(seconds * 10))):
@@ -951,4 +951,34 @@ def test_a_shadow_that_has_gone_leaves_the_board_as_it_was():
                 (b5, None, make, 2.0)])
     events = _played(tr, now, steps)
     assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(5, 9), (14, 8), (10, 0xC), (8, 0x2), (4, 0xD)]
+    assert [e for e in events if e.kind == "flagged"] == []
+
+
+def test_a_piece_set_down_as_a_deep_shadow_comes_is_placed_where_it_stands():
+    # the board's left two columns hold pieces but for two cells; someone's shadow (40 % of
+    # the light) comes over them as a piece is set down on one of the two. The first still
+    # view shows both; only the other empty cell changed by its light alone, the shaded
+    # pieces' cells little once the board-wide light is taken off, and the new piece's
+    # cell not at all. Before, the empty shaded cell was taken for the new piece
+    make, _ = _textured(np.eye(2, 3))
+    shaded = [0, 4, 5, 8, 9, 12]
+    pieces = [0x9, 0x8, 0xC, 0xD, 0xB, 0xF]
+    steps, board = [(empty(), None, make, 2.0)], empty()
+    for c, p in zip(shaded, pieces):
+        after = list(board)
+        after[c] = p
+        steps += [(board, [c], make, 1.0), (after, None, make, 2.0)]
+        board = after
+    final = list(board)
+    final[13] = 0xE
+    shade = _in_shadow(make, 160.0, light=0.4)
+    steps += [(board, [13], _in_shadow(make, -15.0 + 175.0 * k / 10, light=0.4), 0.1) for k in range(1, 11)]
+    steps += [(final, None, shade, 3.0)]
+    class ShadeBlind(TrueVision):  # in the deep shade vision no longer sees the pieces there
+        def read(self, cells, obstructed=False):
+            return super().read(cells if cells is not final else [None if c in shaded else p for c, p in enumerate(cells)],
+                                obstructed)
+
+    events = _played(PixelTracker(PixelSettings()), {"cells": empty()}, steps, ShadeBlind(0))
+    assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == list(zip(shaded, pieces)) + [(13, 0xE)]
     assert [e for e in events if e.kind == "flagged"] == []
