@@ -41,8 +41,11 @@ EDGE_PX = 2.0
 RATIO, SPREAD = 2.0, 0.15
 #: prior range of the short pieces' height in pitches (catalogue sets: 0.4-0.8)
 SHORT_RANGE = (0.3, 1.2)
-#: the silhouette's colour is taken over its pixels above this percentile of lightness
-LIT_SHARE = 50
+#: the silhouette's colour is taken over its pixels above this percentile of lightness:
+#: its brightest quarter, the lit top wherever the top shows. Over the lit half, a short
+#: piece's colour was its top and a tall one's its side wherever the tops glinted and the
+#: sides stood in shade (game46), and the game's two colours split by height
+LIT_SHARE = 75
 #: least spread (Lab units, per channel) of one kind's colour in a game, and the most a
 #: colour may say (log odds): lighting differs across the board
 COLOUR_SD, COLOUR_CAP = 6.0, 4.0

@@ -258,3 +258,28 @@ def test_a_piece_vision_surely_reads_light_stays_light_whatever_colour_its_silho
     assert _logit(vision[8]) + cue < 0  # ... but not over vision's surest reading
     vision[8] = 0.2  # a doubtful reading: the colour decides
     assert _logit(vision[8]) + cue > 0
+
+
+def test_tops_that_glint_alike_do_not_make_the_short_pieces_one_colour_and_the_tall_ones_the_other():
+    # game46 (light orange and brown wood in a bright window light): every piece's top
+    # glinted nearly white and every side stood in deep shade. A short piece's silhouette is
+    # mostly top, a tall one's mostly side, so the colour taken from the lit half read the
+    # short pieces white and the tall ones dark whatever their kind; the game's two colours
+    # then split by height, and the colour named 5 dark pieces light over vision
+    from quarto_assist.silhouette import dark_log_odds
+
+    def piece(tall, dark):
+        def draw(after, foot, pitch, up, side):
+            top = foot + (1.3 if tall else 0.65) * up
+            pts = np.array([foot - side, foot + side, top + side, top - side])
+            cv2.fillPoly(after, [pts.astype(np.int32)], (30, 45, 70) if dark else (45, 70, 105))  # sides in shade
+            axes = (int(np.linalg.norm(side)), int(0.1 * pitch))
+            cv2.ellipse(after, tuple(int(v) for v in top), axes, 0, 0, 360, (238, 240, 242), -1)  # the glinting top
+        return draw
+
+    kinds = [(0, 1), (1, 1), (1, 0), (0, 0), (0, 1), (1, 0), (0, 0), (1, 1)]  # (tall, dark)
+    colours = {c: _one_piece((95, 85, 70), piece(*k)).colour for c, k in enumerate(kinds)}
+    for n in range(3, len(kinds) + 1):
+        odds = dark_log_odds({c: colours[c] for c in range(n)}, {c: 0.5 for c in range(n)})
+        # where the colour speaks it names the kind; here the glints leave it to vision
+        assert all(abs(v) < 1 or (v > 0) == bool(kinds[c][1]) for c, v in odds.items()), (n, odds)
