@@ -7,7 +7,7 @@ the pixel tracker names a newly placed piece (``PixelTracker._identify``), recor
 weighed: vision's probabilities of tall / dark / square / hollow, the piece's height and
 colour measured from the pictures before and after it came (``quarto_assist.silhouette``),
 the log odds those two add to tall and to dark, and the combined log odds. Each record is
-matched to the true placement (the nearest true cell centre among the pieces settled by
+matched to the true placement (the nearest true cell centre among the pieces set down by
 then) and gets the true piece. Prints, per attribute, how often vision alone, the height
 or colour cue (where it spoke) and the combination took the wrong side; ``-v`` lists every
 placement with a wrong side. ``--out`` keeps the records (one JSON object a line) for a
@@ -74,7 +74,9 @@ def log_video(video: str) -> list[dict]:
         cls._identify = original
     truth = json.load(open(os.path.splitext(video)[0] + ".json"))
     for r in records:
-        settled = [p for p in truth["placements"] if r["t"] is None or p["settled_t"] <= r["t"] + 0.05]
+        # the pieces set down by then (the tracker may name a piece before the truth calls it
+        # settled: the hand gone a frame or two early)
+        settled = [p for p in truth["placements"] if r["t"] is None or p["t"] <= r["t"] + 0.05]
         best = min(settled or truth["placements"],
                    key=lambda p: float(np.hypot(*(np.asarray(p["cell_center"], float) - r["center"]))))
         r["truth"] = int(best["piece"], 16)
