@@ -586,6 +586,22 @@ class PixelTracker(Tracker):
         piece = votes.most_common(1)[0][0]
         return piece, on_board.get(piece), None
 
+    def _best_available(self, ll: np.ndarray) -> int | None:
+        """The piece not on the board that the log-likelihoods ``ll`` (16,) favour."""
+        avail = [q for q in ALL_PIECES if q not in self.board]
+        return max(avail, key=lambda q: ll[q]) if avail else None
+
+    def _misread_before(self, cell: int, piece: int, dup: int, ll: np.ndarray) -> bool:
+        """Whether the new piece on ``cell``, read surely as ``piece`` which cell ``dup``
+        holds, is that piece after all and the one on ``dup`` was misread: read together
+        with the pieces placed before it (all differ), ``dup`` takes another piece and the new
+        one ``piece``, by ``reread_margin`` over naming the new one the likeliest piece left."""
+        best = self._best_available(ll)
+        if best is None:
+            return False
+        joint, changed = self._read_together(cell, best, ll)
+        return joint == piece and dup in changed
+
     def _read_together(self, cell: int, piece: int, ll: np.ndarray) -> tuple[int, dict[int, int]]:
         """The new piece on ``cell`` (read alone as ``piece``, log-likelihoods ``ll``) and
         the pieces placed before it, identified together: all pieces differ, so one misread
@@ -697,6 +713,8 @@ class PixelTracker(Tracker):
             else:
                 close = self._close_look()
                 piece, dup, ll = self._identify(c, win, close)
+                if dup is not None and ll is not None and self._misread_before(c, piece, dup, ll):
+                    piece, dup = self._best_available(ll), None  # read together below
                 if piece is None or dup is not None or (gone and piece in [self.board[g] for g in gone]):
                     self._forget(c)  # not placed (yet): nothing of it is kept
                 if piece is None:

@@ -390,6 +390,47 @@ def test_an_earlier_misread_is_read_again_when_the_piece_it_was_taken_for_comes(
     assert tr.board[9] == 0xC and tr.board[3] == 0xD
 
 
+def _set_down(placements, start=None):
+    """Steps: the board ``start`` (default empty), then each (cell, piece) of ``placements``
+    set down in turn, a hand over its cell first."""
+    cells = list(start or empty())
+    steps = [(list(cells), None, False, 2.0)]
+    for cell, piece in placements:
+        steps.append((list(cells), [cell], True, 1.0))
+        cells[cell] = piece
+        steps.append((list(cells), None, False, 2.0))
+    return steps
+
+
+#: the pieces one attribute from D (tall light square hollow): on the board, no piece left
+#: is within one attribute of D, so a sure reading of D beats every piece left by far
+AROUND_D = [(0, 0xC), (1, 0xF), (2, 0x9), (15, 0x5)]
+
+
+def test_a_piece_surely_read_as_one_misread_before_takes_its_name_and_the_earlier_one_is_read_again():
+    # game48: a short piece (6) had been named tall (7); then 7 itself came, read as 7 so
+    # surely that it was flagged as a duplicate of the misread one, the placement was never
+    # taken and the next one was flagged as two new pieces. Read together (all pieces
+    # differ), the earlier piece is the one misread: 8 on cell 9 (read alone as D), D on 3
+    surely_d = probs_for(0xD, 0.995)[1:]
+    tr, events = follow(_set_down(AROUND_D + [(9, 0x8), (3, 0xD)]),
+                        ScriptedProbabilities({9: [0.7, 0.05, 0.7, 0.95], 3: surely_d}))
+    kinds = [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")][4:]
+    assert kinds == [("placed", 9, 0xD, {}), ("reread", None, None, {9: (0xD, 0x8)}), ("placed", 3, 0xD, {})]
+    assert tr.board[9] == 0x8 and tr.board[3] == 0xD
+
+
+def test_a_new_piece_surely_read_as_one_on_the_board_read_surely_too_is_a_duplicate():
+    # ... but where the earlier piece reads surely as what it was named, the new one is
+    # flagged as a duplicate, and nothing is placed
+    surely_d = probs_for(0xD, 0.995)[1:]
+    tr, events = follow(_set_down(AROUND_D + [(9, 0xD), (3, 0x8)]), ScriptedProbabilities({9: surely_d, 3: surely_d}))
+    flagged = [i.kind for e in events if e.kind == "flagged" for i in e.issues]
+    assert flagged == ["duplicate"]
+    assert [(e.cell, e.piece) for e in events if e.kind == "placed"][4:] == [(9, 0xD)]
+    assert tr.board[9] == 0xD and tr.board[3] is None
+
+
 def test_a_piece_the_user_corrected_is_never_read_again():
     b2 = empty()
     b2[9] = 0xC
