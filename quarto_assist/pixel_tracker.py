@@ -666,6 +666,7 @@ class PixelTracker(Tracker):
                 if self.board[g] is not None and d[g] >= gone_level and empty_share[g] >= 0.8]
         issues: list[Issue] = []
         placed = None
+        later = None  # a new cell left for the next view (see the duplicate pending below)
         new_here = bool(empties) and d[empties[0]] >= s.place_change
         hidden = None if new_here else self._hidden_in_front(empties, d, empty_share, gone_level, win)
         if new_here or hidden is not None:
@@ -708,12 +709,20 @@ class PixelTracker(Tracker):
                 if sole is not None:
                     c, others = sole, []
             if others:
+                # a piece flagged as a duplicate that stayed while play went on: it is placed
+                # first, as the likeliest piece left (marked for the players to check), and the
+                # other new cell is looked at in the next view; not two new pieces at once
+                pending = next((i.cells[0] for i in self.issues if i.kind == "duplicate" and i.cells[0] in (c, others[0])), None)
+                if pending is not None:
+                    later = others[0] if pending == c else c
+                    c, others = pending, []
+            if others:
                 second = others[0]
                 issues.append(Issue("two_new", (c, second), tuple(p for p in (seen[c], seen[second]) if p is not None)))
             else:
                 close = self._close_look()
                 piece, dup, ll = self._identify(c, win, close)
-                if dup is not None and ll is not None and self._misread_before(c, piece, dup, ll):
+                if dup is not None and ll is not None and (later is not None or self._misread_before(c, piece, dup, ll)):
                     piece, dup = self._best_available(ll), None  # read together below
                 if piece is None or dup is not None or (gone and piece in [self.board[g] for g in gone]):
                     self._forget(c)  # not placed (yet): nothing of it is kept
@@ -739,7 +748,9 @@ class PixelTracker(Tracker):
             if ll is not None:
                 if s.later_reads:
                     self._look_again(c, win, close)
-                piece, reread = self._read_together(c, piece, ll)
+                # (a piece placed though read surely as one on the board is not read together:
+                # that reading would move the pieces around it; it is marked for checking)
+                piece, reread = self._read_together(c, piece, ll) if later is None else (piece, {})
                 if reread:
                     out.append(TrackEvent(t, "reread", changes={g: (self.board[g], q) for g, q in reread.items()}))
                     for g, q in reread.items():
@@ -755,9 +766,12 @@ class PixelTracker(Tracker):
             self.given = None  # the piece handed over is placed: the next one is not known
             old = self.baseline
             self._accept(mean, relit)
-            # a piece gone meanwhile stays missing until it is back; one swapped stays flagged
+            # a piece gone meanwhile stays missing until it is back; one swapped stays flagged;
+            # the next new piece, come while a duplicate was pending, is still to be placed
             for g in gone + [i.cells[0] for i in self.issues if i.kind == "changed" and self.board[i.cells[0]] is not None]:
                 self.baseline[g] = old[g]
+            if later is not None:
+                self.baseline[later] = old[later]
             out.append(TrackEvent(first, "placed", cell=c, piece=piece))
             self.issues = disappeared
             self._issue_key = tuple(sorted((i.kind, i.cells) for i in disappeared)) if disappeared else None

@@ -431,6 +431,23 @@ def test_a_new_piece_surely_read_as_one_on_the_board_read_surely_too_is_a_duplic
     assert tr.board[9] == 0xD and tr.board[3] is None
 
 
+def test_a_duplicate_nobody_corrected_is_placed_for_checking_when_play_goes_on():
+    # the new piece on cell 3 reads surely as D, which cell 9 holds (read surely too): flagged.
+    # Nobody corrects it and the next piece comes: the game does not stop at "two new pieces
+    # at once" from then on; the piece on cell 3 is placed as the likeliest piece left,
+    # marked for the players to check, and then the new one
+    from quarto_assist.session import DOUBT
+
+    surely_d = probs_for(0xD, 0.995)[1:]
+    tr, events = follow(_set_down(AROUND_D + [(9, 0xD), (3, 0x8), (6, 0x2)]),
+                        ScriptedProbabilities({9: surely_d, 3: surely_d}))
+    assert [i.kind for e in events if e.kind == "flagged" for i in e.issues] == ["duplicate"]
+    assert [e.cell for e in events if e.kind == "placed"][4:] == [9, 3, 6]
+    pieces = [p for p in tr.board if p is not None]
+    assert len(pieces) == len(set(pieces)) == 7 and tr.board[6] == 0x2 and tr.board[3] != 0xD
+    assert tr.belief()[3].min() < DOUBT  # shown with a "?"
+
+
 def test_a_piece_the_user_corrected_is_never_read_again():
     b2 = empty()
     b2[9] = 0xC
