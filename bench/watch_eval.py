@@ -46,13 +46,21 @@ sys.path.insert(0, ROOT)
 
 
 def videos(args) -> list[str]:
+    """The game videos with a truth file beside them among ``args`` (files and folders;
+    default the samples and ``data/renders``). A file named that is missing or has no truth
+    is said, not skipped in silence: a comparison over fewer videos than meant would mislead."""
     paths = []
     for a in args or [os.path.join(ROOT, "samples"), os.path.join(ROOT, "data", "renders")]:
         if os.path.isdir(a):
-            paths += sorted(glob.glob(os.path.join(a, "**", "*.mp4"), recursive=True))
-        elif os.path.isfile(a):
+            paths += [p for p in sorted(glob.glob(os.path.join(a, "**", "*.mp4"), recursive=True))
+                      if os.path.exists(os.path.splitext(p)[0] + ".json")]
+        elif not os.path.isfile(a):
+            print(f"{a}: not found (the game videos under data/ are rendered by the commands in docs/watch.md)")
+        elif not os.path.exists(os.path.splitext(a)[0] + ".json"):
+            print(f"{a}: no truth file beside it ({os.path.splitext(a)[0]}.json): left out")
+        else:
             paths.append(a)
-    return [p for p in paths if os.path.exists(os.path.splitext(p)[0] + ".json")]
+    return paths
 
 
 def _size(text: str) -> tuple[int, int]:

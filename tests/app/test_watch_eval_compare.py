@@ -30,3 +30,15 @@ def test_only_the_figures_that_moved_are_named_with_the_totals():
 def test_a_run_like_the_earlier_one_says_so_in_one_line():
     base = {"g1.mp4": _row(10, 12)}
     assert compare(base, {"g1.mp4": _row(10, 12)}) == "COMPARED with the earlier run on 1 video(s): every figure the same"
+
+
+def test_a_video_named_that_is_not_there_is_said_not_skipped_in_silence(capsys, tmp_path):
+    from watch_eval import videos
+
+    sample = os.path.join(os.path.dirname(__file__), "..", "..", "samples", "game01.mp4")
+    bare = tmp_path / "bare.mp4"
+    bare.write_bytes(b"")
+    got = videos([str(tmp_path / "gone.mp4"), str(bare), sample])
+    assert got == [sample]
+    out = capsys.readouterr().out
+    assert "gone.mp4: not found" in out and "bare.mp4: no truth file" in out
