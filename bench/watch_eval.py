@@ -45,6 +45,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 
+def _truth_file(video: str) -> str:
+    """The truth file a rendered game video has beside it."""
+    return os.path.splitext(video)[0] + ".json"
+
+
 def videos(args) -> list[str]:
     """The game videos with a truth file beside them among ``args`` (files and folders;
     default the samples and ``data/renders``). A file named that is missing or has no truth
@@ -53,11 +58,11 @@ def videos(args) -> list[str]:
     for a in args or [os.path.join(ROOT, "samples"), os.path.join(ROOT, "data", "renders")]:
         if os.path.isdir(a):
             paths += [p for p in sorted(glob.glob(os.path.join(a, "**", "*.mp4"), recursive=True))
-                      if os.path.exists(os.path.splitext(p)[0] + ".json")]
+                      if os.path.exists(_truth_file(p))]
         elif not os.path.isfile(a):
             print(f"{a}: not found (the game videos under data/ are rendered by the commands in docs/watch.md)")
-        elif not os.path.exists(os.path.splitext(a)[0] + ".json"):
-            print(f"{a}: no truth file beside it ({os.path.splitext(a)[0]}.json): left out")
+        elif not os.path.exists(_truth_file(a)):
+            print(f"{a}: no truth file beside it ({_truth_file(a)}): left out")
         else:
             paths.append(a)
     return paths
@@ -270,7 +275,7 @@ def main(argv=None) -> int:
     # the package this interpreter imports (so PYTHONPATH can point a run at another tree)
     exe = [sys.executable, "-m", "quarto_assist"]
     for v in vids:
-        truth = json.load(open(os.path.splitext(v)[0] + ".json"))
+        truth = json.load(open(_truth_file(v)))
         with tempfile.TemporaryDirectory() as tmp:
             src = v
             if args.size:

@@ -576,7 +576,7 @@ class PixelTracker(Tracker):
                 ll = ll.copy()
                 ll[self.given] += self.settings.given_weight
             best = int(np.argmax(ll))
-            best_avail = max(avail, key=lambda q: ll[q]) if avail else None
+            best_avail = self._best_available(ll)
             if best in on_board and (best_avail is None or ll[best] - ll[best_avail] > self.settings.duplicate_margin):
                 return best, on_board[best], ll
             return best_avail, None, ll
@@ -591,14 +591,11 @@ class PixelTracker(Tracker):
         avail = [q for q in ALL_PIECES if q not in self.board]
         return max(avail, key=lambda q: ll[q]) if avail else None
 
-    def _misread_before(self, cell: int, piece: int, dup: int, ll: np.ndarray) -> bool:
+    def _misread_before(self, cell: int, piece: int, dup: int, best: int, ll: np.ndarray) -> bool:
         """Whether the new piece on ``cell``, read surely as ``piece`` which cell ``dup``
         holds, is that piece after all and the one on ``dup`` was misread: read together
         with the pieces placed before it (all differ), ``dup`` takes another piece and the new
-        one ``piece``, by ``reread_margin`` over naming the new one the likeliest piece left."""
-        best = self._best_available(ll)
-        if best is None:
-            return False
+        one ``piece``, by ``reread_margin`` over naming it ``best``, the likeliest piece left."""
         joint, changed = self._read_together(cell, best, ll)
         return joint == piece and dup in changed
 
@@ -640,12 +637,12 @@ class PixelTracker(Tracker):
         # (fewer cells lit alone are a piece's shade, unless the board's light changed and one
         # part of it against another: a deep shadow over part of it, where the board-wide gain
         # is no cell's, so that a piece set down in it may not seem to have changed its cell)
-        if len(lit) >= RELIT_CELLS or (lit and abs(gain - 1.0) >= LIGHT_STEP
-                                       and np.ptp(cells_local_light_gain(mean, self.baseline)) >= PARTIAL_LIGHT):
+        local = cells_local_light_gain(mean, self.baseline) if lit else None
+        if len(lit) >= RELIT_CELLS or (lit and abs(gain - 1.0) >= LIGHT_STEP and np.ptp(local) >= PARTIAL_LIGHT):
             # the light changed over part of the board (a person's shadow fell over it): each
             # cell is taken as dimmed or brightened as the cells around it were, and those
             # whose change is still their own light's alone, as vision agrees, are unchanged
-            relit = cells_local_light_gain(mean, self.baseline)
+            relit = local
             d, foot = self._changes(mean, relit)
             lit = self._lit_alone(d, own, empty_share)
             d[lit] = 0.0
@@ -722,8 +719,9 @@ class PixelTracker(Tracker):
             else:
                 close = self._close_look()
                 piece, dup, ll = self._identify(c, win, close)
-                if dup is not None and ll is not None and (later is not None or self._misread_before(c, piece, dup, ll)):
-                    piece, dup = self._best_available(ll), None  # read together below
+                best = self._best_available(ll) if dup is not None and ll is not None else None
+                if best is not None and (later is not None or self._misread_before(c, piece, dup, best, ll)):
+                    piece, dup = best, None  # read together below
                 if piece is None or dup is not None or (gone and piece in [self.board[g] for g in gone]):
                     self._forget(c)  # not placed (yet): nothing of it is kept
                 if piece is None:

@@ -279,6 +279,7 @@ def test_tops_that_glint_alike_do_not_make_the_short_pieces_one_colour_and_the_t
 
     kinds = [(0, 1), (1, 1), (1, 0), (0, 0), (0, 1), (1, 0), (0, 0), (1, 1)]  # (tall, dark)
     colours = {c: _one_piece((95, 85, 70), piece(*k)).colour for c, k in enumerate(kinds)}
+    assert all(v is not None for v in colours.values())  # every silhouette gave its colour
     for n in range(3, len(kinds) + 1):
         odds = dark_log_odds({c: colours[c] for c in range(n)}, {c: 0.5 for c in range(n)})
         # where the colour speaks it names the kind; here the glints leave it to vision

@@ -1021,12 +1021,8 @@ def test_a_piece_set_down_as_a_deep_shadow_comes_is_placed_where_it_stands():
     make, _ = _textured(np.eye(2, 3))
     shaded = [0, 4, 5, 8, 9, 12]
     pieces = [0x9, 0x8, 0xC, 0xD, 0xB, 0xF]
-    steps, board = [(empty(), None, make, 2.0)], empty()
-    for c, p in zip(shaded, pieces):
-        after = list(board)
-        after[c] = p
-        steps += [(board, [c], make, 1.0), (after, None, make, 2.0)]
-        board = after
+    steps = [(cells, hand, make, seconds) for cells, hand, _, seconds in _set_down(zip(shaded, pieces))]
+    board = steps[-1][0]
     final = list(board)
     final[13] = 0xE
     shade = _in_shadow(make, 160.0, light=0.4)
