@@ -20,6 +20,7 @@ import os
 import sys
 
 import cv2
+import numpy as np
 
 #: seconds after a piece has settled, or before the next hand comes, that a frame must keep
 #: from either (the hand's motion blur and shadow linger for a frame or two)
@@ -32,29 +33,24 @@ def _clear(t: float, hands: list[dict]) -> bool:
 
 def state_frames(truth: dict, per_state: int = 1) -> list[tuple[int, list]]:
     """``[(frame, cells)]``: for each state of the board (empty, then after each placement)
-    up to ``per_state`` frame numbers spread over the time the state stands with no hand in
-    view, and the 16 cells' pieces then (hex digit or ``None``)."""
+    up to ``per_state`` frame numbers spread evenly over the time the state stands with no
+    hand in view (one: the middle one), and the 16 cells' pieces then (hex digit or ``None``)."""
     fps = float(truth["fps"])
-    n = int(truth["frames"])
     hands = truth.get("hands", [])
     placements = sorted(truth["placements"], key=lambda p: p["settled_t"])
     starts = [0.0] + [p["settled_t"] for p in placements]
-    ends = [p["t"] for p in placements] + [n / fps]
+    ends = [p["t"] for p in placements] + [int(truth["frames"]) / fps]
     cells: list = [None] * 16
     out = []
     for k, (a, b) in enumerate(zip(starts, ends)):
         if k:
-            p = placements[k - 1]
             cells = list(cells)
-            cells[p["cell"]] = p["piece"]
-        times = [t / fps for t in range(int(a * fps) + 1, int(b * fps)) if _clear(t / fps, hands)
-                 and t / fps >= a + MARGIN]
-        if not times:
+            cells[placements[k - 1]["cell"]] = placements[k - 1]["piece"]
+        frames = [f for f in range(int(a * fps) + 1, int(b * fps)) if f / fps >= a + MARGIN and _clear(f / fps, hands)]
+        if not frames:
             continue
-        pick = [times[round(i * (len(times) - 1) / max(1, per_state - 1))] for i in range(min(per_state, len(times)))] \
-            if per_state > 1 else [times[len(times) // 2]]
-        for t in sorted(set(pick)):
-            out.append((int(round(t * fps)), cells))
+        picks = [len(frames) // 2] if per_state == 1 else np.linspace(0, len(frames) - 1, per_state).round()
+        out += [(f, cells) for f in sorted({frames[int(i)] for i in picks})]
     return out
 
 
@@ -101,6 +97,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--per-state", type=int, default=1, help="frames per state of the board (default 1)")
     args = ap.parse_args(argv)
+    if args.per_state < 1:
+        ap.error(f"--per-state must be 1 or more, not {args.per_state}")
     total = 0
     for i, v in enumerate(args.videos):
         try:

@@ -41,3 +41,17 @@ def test_stills_are_written_as_rendered_stills_with_truth(tmp_path):
     assert sum(c is not None for c in last["cells"]) == 12
     # the frame is the video's: the board's cells are where the truth puts them
     assert np.asarray(last["cell_centers"]).shape == (16, 2)
+    # ... and the picture is the video's frame it names, not another
+    cap = cv2.VideoCapture(SAMPLE)
+    cap.set(cv2.CAP_PROP_POS_FRAMES, last["frame"])
+    ok, frame = cap.read()
+    cap.release()
+    assert ok and np.array_equal(frame, img)
+
+
+def test_several_stills_of_a_state_are_spread_over_the_time_it_stands():
+    truth = _truth()
+    one, two = state_frames(truth, 1), state_frames(truth, 2)
+    assert len(two) == 2 * len(one)
+    for (f1, c1), (a, ca), (b, cb) in zip(one, two[0::2], two[1::2]):
+        assert ca == cb == c1 and a < f1 < b  # the first and last clear frames, the middle between
