@@ -85,8 +85,11 @@ def run(train_dirs, test_dirs, scale: int, seed: int, epochs: int, variants: int
             T.CACHE = f"{saved[2]}_x{scale}{'_full' if full else ''}"
         if scale != 1:
             T.build_model = _scaled_builder(saved[3], scale)
-        crops, fronts, Y, paths = T.gather(train_dirs, settings, variants, progress=False)
-        tc, tf, tY, _ = T.gather(test_dirs, settings, 2, progress=False)
+        try:
+            crops, fronts, Y, paths = T.gather(train_dirs, settings, variants, progress=False)
+            tc, tf, tY, _ = T.gather(test_dirs, settings, 2, progress=False)
+        except ValueError:
+            raise ValueError("no image with a board among the --train or --test folders' renders") from None
         t0 = time.time()
         model = T.train(crops, fronts, Y, epochs=epochs, seed=seed, log=lambda *_: None)
         seconds = time.time() - t0
@@ -112,6 +115,12 @@ def main(argv=None) -> int:
         if not os.path.isdir(d):
             print(f"ERROR {d}: no such folder", file=sys.stderr)
             return 2
+    from vision.evaluation import truth_files_under
+
+    for name, dirs in (("--train", args.train), ("--test", args.test)):
+        if not any(truth_files_under(d) for d in dirs):
+            print(f"ERROR {name}: no rendered image with truth in {' '.join(dirs)}", file=sys.stderr)
+            return 2
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -121,7 +130,13 @@ def main(argv=None) -> int:
     print("crop     seed  train  test  cells   tall   dark  square hollow  occupied | log loss: tall dark square hollow occupied  seconds")
     for seed in args.seeds:
         for scale in (1, args.scale):
-            r = run(args.train, args.test, scale, seed, args.epochs, args.variants, args.full and scale != 1)
+            print(f"training on {'the shipped' if scale == 1 else f'x{scale}'} crops, seed {seed} "
+                  f"({args.epochs} epochs; minutes)...", file=sys.stderr, flush=True)
+            try:
+                r = run(args.train, args.test, scale, seed, args.epochs, args.variants, args.full and scale != 1)
+            except ValueError as e:  # numpy's, when no image of a group shows a board
+                print(f"ERROR {e}", file=sys.stderr)
+                return 2
             ll = r["log_loss"]
             print(f"{r['crop']:8s} {seed:4d} {r['train_images']:6d} {r['test_images']:5d} "
                   f"{100 * r['cells_right']:6.2f} {100 * r['tall']:6.2f} {100 * r['dark']:6.2f} "

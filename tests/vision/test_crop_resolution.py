@@ -42,3 +42,10 @@ def test_a_missing_folder_is_one_clear_line():
                         "--test", os.path.join(ROOT, "tests", "data")], capture_output=True, text=True, timeout=120)
     assert p.returncode == 2
     assert p.stderr.startswith("ERROR") and "no-such-folder" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_a_folder_without_truth_is_one_clear_line(tmp_path):
+    p = subprocess.run([sys.executable, TOOL, "--train", str(tmp_path), "--test", os.path.join(ROOT, "tests", "data")],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2
+    assert p.stderr.startswith("ERROR --train: no rendered image with truth") and "Traceback" not in p.stderr
