@@ -10,8 +10,7 @@ front of the network, so that its later layers see maps of the same size). Both 
 same images with the board from truth (moved as a found board is, the first jittered
 copy, as training's validation does) and are scored on the test folders: cells fully
 right after the joint assignment, each attribute, and the log loss per output. The crops
-come from the working image (960 pixels on the longer side), as at run time; ``--full``
-cuts them from the picture at its own size instead.
+come from the working image (960 pixels on the longer side), as at run time.
 
 The crop size is a setting of ``vision.crops`` read by the whole pipeline; this tool
 changes it inside its own process only.
@@ -30,6 +29,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # bench/net_logloss.py
 
 OUTPUTS = ("occupied", "tall", "dark", "square", "hollow")
+
+
+class NoBoards(ValueError):
+    """No image of the training or the test folders shows a board."""
 
 
 def log_losses(logits: np.ndarray, Y: np.ndarray) -> dict:
@@ -66,30 +69,25 @@ def _scaled_builder(build, scale: int):
     return builder
 
 
-def run(train_dirs, test_dirs, scale: int, seed: int, epochs: int, variants: int, full: bool) -> dict:
-    """Train and score one network; returns the figures."""
-    import torch
-
+def run(train_dirs, test_dirs, scale: int, seed: int, epochs: int, variants: int) -> dict:
+    """Train and score one network (``vision.net_training.train`` seeds itself); returns
+    the figures."""
     from vision import crops as C
     from vision import net_training as T
     from vision.settings import VisionSettings
 
-    torch.manual_seed(seed)
     settings = VisionSettings()
     saved = C.CROP_W, C.CROP_H, T.CACHE, T.build_model
     try:
-        C.CROP_W, C.CROP_H = saved[0] * scale, saved[1] * scale
-        if full:
-            settings.image.work_long_side = 100000
-        if scale != 1 or full:
-            T.CACHE = f"{saved[2]}_x{scale}{'_full' if full else ''}"
         if scale != 1:
+            C.CROP_W, C.CROP_H = saved[0] * scale, saved[1] * scale
+            T.CACHE = f"{saved[2]}_x{scale}"
             T.build_model = _scaled_builder(saved[3], scale)
         try:
             crops, fronts, Y, paths = T.gather(train_dirs, settings, variants, progress=False)
             tc, tf, tY, _ = T.gather(test_dirs, settings, 2, progress=False)
-        except ValueError:
-            raise ValueError("no image with a board among the --train or --test folders' renders") from None
+        except ValueError:  # numpy's stack of no images
+            raise NoBoards("no image with a board among the --train or --test folders' renders") from None
         t0 = time.time()
         model = T.train(crops, fronts, Y, epochs=epochs, seed=seed, log=lambda *_: None)
         seconds = time.time() - t0
@@ -109,12 +107,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--epochs", type=int, default=60)
     ap.add_argument("--variants", type=int, default=5, help="jittered copies of each training image")
-    ap.add_argument("--full", action="store_true", help="cut the larger crops from the picture at its own size")
     args = ap.parse_args(argv)
-    for d in args.train + args.test:
-        if not os.path.isdir(d):
-            print(f"ERROR {d}: no such folder", file=sys.stderr)
-            return 2
     from vision.evaluation import truth_files_under
 
     for name, dirs in (("--train", args.train), ("--test", args.test)):
@@ -133,8 +126,8 @@ def main(argv=None) -> int:
             print(f"training on {'the shipped' if scale == 1 else f'x{scale}'} crops, seed {seed} "
                   f"({args.epochs} epochs; minutes)...", file=sys.stderr, flush=True)
             try:
-                r = run(args.train, args.test, scale, seed, args.epochs, args.variants, args.full and scale != 1)
-            except ValueError as e:  # numpy's, when no image of a group shows a board
+                r = run(args.train, args.test, scale, seed, args.epochs, args.variants)
+            except NoBoards as e:
                 print(f"ERROR {e}", file=sys.stderr)
                 return 2
             ll = r["log_loss"]
