@@ -100,23 +100,32 @@ def prepare_input(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def prepare_zoomed(bgr: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Frame -> blob of the part of the frame that the frame -> input map ``A`` (from
-    :func:`zoom_affine`) puts in the canvas, and the exact map used (the frame is shrunk
-    by area averaging, as the whole-frame view is, then cut at whole pixels)."""
+    :func:`zoom_affine`) puts in the canvas, and the exact map used. Only the part of the
+    frame the canvas shows (and two pixels around it) is scaled, by area averaging when
+    shrinking as the whole-frame view is, then placed at whole canvas pixels: scaling the
+    whole frame cost three times as much (docs/vision.md, "Session 25")."""
     h, w = bgr.shape[:2]
     s = float(A[0, 0])
-    w2, h2 = max(1, round(w * s)), max(1, round(h * s))
-    sx, sy = w2 / w, h2 / h
-    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
-    small = cv2.resize(bgr, (w2, h2), interpolation=interp) if (w2, h2) != (w, h) else bgr
-    # small pixel q = sx * p + 0.5 sx - 0.5; canvas pixel = q + (ox, oy)
-    ox = int(round(A[0, 2] - (0.5 * sx - 0.5)))
-    oy = int(round(A[1, 2] - (0.5 * sy - 0.5)))
+    x0 = min(w, max(0, int(np.floor(-A[0, 2] / s)) - 2))
+    y0 = min(h, max(0, int(np.floor(-A[1, 2] / s)) - 2))
+    x1 = max(x0, min(w, int(np.ceil((INPUT_W - A[0, 2]) / s)) + 2))
+    y1 = max(y0, min(h, int(np.ceil((INPUT_H - A[1, 2]) / s)) + 2))
+    part = bgr[y0:y1, x0:x1]
+    pw, ph = max(1, x1 - x0), max(1, y1 - y0)
+    w2, h2 = max(1, round(pw * s)), max(1, round(ph * s))
+    sx, sy = w2 / pw, h2 / ph
     canvas = np.zeros((INPUT_H, INPUT_W, 3), np.uint8)
-    x0, y0 = max(0, ox), max(0, oy)
-    x1, y1 = min(INPUT_W, ox + w2), min(INPUT_H, oy + h2)
-    if x1 > x0 and y1 > y0:
-        canvas[y0:y1, x0:x1] = small[y0 - oy:y1 - oy, x0 - ox:x1 - ox]
-    used = np.array([[sx, 0, 0.5 * sx - 0.5 + ox], [0, sy, 0.5 * sy - 0.5 + oy]])
+    # part pixel q = sx * (p - x0) + 0.5 sx - 0.5; canvas pixel = q + (ox, oy)
+    ox = int(round(A[0, 2] + sx * x0 - (0.5 * sx - 0.5)))
+    oy = int(round(A[1, 2] + sy * y0 - (0.5 * sy - 0.5)))
+    if part.size:
+        interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+        small = cv2.resize(part, (w2, h2), interpolation=interp) if (w2, h2) != (pw, ph) else part
+        cx0, cy0 = max(0, ox), max(0, oy)
+        cx1, cy1 = min(INPUT_W, ox + w2), min(INPUT_H, oy + h2)
+        if cx1 > cx0 and cy1 > cy0:
+            canvas[cy0:cy1, cx0:cx1] = small[cy0 - oy:cy1 - oy, cx0 - ox:cx1 - ox]
+    used = np.array([[sx, 0, 0.5 * sx - 0.5 - sx * x0 + ox], [0, sy, 0.5 * sy - 0.5 - sy * y0 + oy]])
     return canvas_to_blob(canvas), used
 
 

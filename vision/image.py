@@ -82,12 +82,26 @@ def working_scale(shape, settings) -> float:
     return min(1.0, settings.work_long_side / max(shape[:2]))
 
 
+#: down to this scale the working image is interpolated (two pixels each way, whose window
+#: covers the 1-1.5 source pixels a working pixel spans); below it pixel areas are averaged.
+#: A 1280x720 frame (scale 0.75) shrinks in 2.2 instead of 8.9 ms so (OpenCV averages areas
+#: for a scale that is not 1/n on a slow general path), with the same readings on 275
+#: renders (docs/vision.md, "Session 25")
+INTERPOLATE_DOWN_TO = 2 / 3
+
+
+def shrink_interpolation(scale: float) -> int:
+    """The OpenCV interpolation :func:`shrink` uses at ``scale`` (< 1)."""
+    return cv2.INTER_LINEAR if scale >= INTERPOLATE_DOWN_TO else cv2.INTER_AREA
+
+
 def shrink(image: np.ndarray, settings) -> tuple[float, np.ndarray]:
     """The image at working scale (``settings``: ``ImageSettings``) and that scale: the
-    one copy every stage measures on (pixel areas averaged when shrinking)."""
+    one copy every stage measures on (interpolated when shrinking a little, pixel areas
+    averaged when shrinking more: :data:`INTERPOLATE_DOWN_TO`)."""
     scale = working_scale(image.shape, settings)
     if scale < 1.0:
-        return scale, cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        return scale, cv2.resize(image, None, fx=scale, fy=scale, interpolation=shrink_interpolation(scale))
     return scale, image
 
 
@@ -95,7 +109,7 @@ def shrink_region(image: np.ndarray, settings, box) -> tuple[float, np.ndarray, 
     """:func:`shrink` of the part of ``image`` inside ``box`` (x0, y0, x1, y1 pixels) only:
     a working-scale image of the full size with the same pixels as :func:`shrink` inside
     the box and black outside, and the box at working scale (``None`` when the whole image
-    was shrunk). Area averaging is local, so a box whose sides fall on pixels the scale
+    was shrunk). Both ways of shrinking are local, so a box whose sides fall on pixels the scale
     maps to whole working pixels gives exactly the pixels of the whole image shrunk; for
     scales without such a small period, or a box covering most of the image, the whole
     image is shrunk."""
@@ -114,7 +128,8 @@ def shrink_region(image: np.ndarray, settings, box) -> tuple[float, np.ndarray, 
         return scale, shrink(image, settings)[1], None
     sx0, sy0, sx1, sy1 = (round(v * scale) for v in (x0, y0, x1, y1))
     work = np.zeros((out_h, out_w) + image.shape[2:], image.dtype)
-    work[sy0:sy1, sx0:sx1] = cv2.resize(image[y0:y1, x0:x1], (sx1 - sx0, sy1 - sy0), interpolation=cv2.INTER_AREA)
+    work[sy0:sy1, sx0:sx1] = cv2.resize(image[y0:y1, x0:x1], (sx1 - sx0, sy1 - sy0),
+                                        interpolation=shrink_interpolation(scale))
     return scale, work, (sx0, sy0, sx1, sy1)
 
 

@@ -41,6 +41,10 @@ def test_the_per_frame_step_reads_the_same_as_from_the_whole_frame(monkeypatch):
         first = rec.analyze(image)
         if not first.found:
             continue
+        x0, y0, x1, y1 = recognizer.board_region(first.homography, image.shape)
+        covered = (min(x1, image.shape[1]) - max(x0, 0)) * (min(y1, image.shape[0]) - max(y0, 0))
+        if covered > 0.6 * image.shape[0] * image.shape[1]:
+            continue  # a board close to the camera: the whole frame is shrunk (first test)
         boxes = []
         real = recognizer.shrink_region
 
