@@ -13,11 +13,13 @@ matters there, so a typical camera's is used.
 
 from __future__ import annotations
 
+import threading
 from types import SimpleNamespace
 
+import cv2
 import numpy as np
 
-from vision.geometry import estimate_focal, jacobians
+from vision.geometry import apply_homography, cell_grid, cell_pitch_px, estimate_focal, jacobians
 
 #: focal length (pixels) of a typical webcam or phone camera as a share of the image's
 #: long side (about 65 degrees across the long side), used when the board does not tell
@@ -57,3 +59,69 @@ def guess_focal(H: np.ndarray, image_shape) -> float:
     long side) when the board cannot tell."""
     f = focal_from_board(H, image_shape)
     return f if f is not None else TYPICAL_FOCAL * float(max(image_shape[:2]))
+
+
+def pinhole_homography(centres: np.ndarray, image_shape, focal: float | None = None,
+                       max_rms_pitch: float = 0.1) -> np.ndarray | None:
+    """The board homography (unit square -> pixels) of a pinhole camera (focal length
+    ``focal`` pixels, default :func:`guess_focal` of the free homography through the
+    centres; principal point at the image centre, square pixels) that puts the 16 cell
+    centres nearest to ``centres`` (``(16, 2)`` pixels, in ``vision.geometry.cell_grid``
+    order): six degrees of freedom (the board's pose) instead of a free homography's eight,
+    so that the two a real camera cannot produce do not carry the board finder's errors
+    into how the pieces stand up at each cell. ``None`` when the fit fails or leaves the
+    centres more than ``max_rms_pitch`` pitches off (root mean square: not a view this
+    camera can give)."""
+    centres = np.asarray(centres, float).reshape(16, 2)
+    if not np.all(np.isfinite(centres)):
+        return None
+    h, w = image_shape[:2]
+    grid = cell_grid()
+    if focal is None:
+        H_free, _ = cv2.findHomography(grid, centres)
+        if H_free is None:
+            return None
+        focal = guess_focal(H_free, image_shape)
+    f = float(focal)
+    K = np.array([[f, 0.0, w / 2.0], [0.0, f, h / 2.0], [0.0, 0.0, 1.0]])
+    board = np.c_[grid, np.zeros(16)]
+    try:
+        ok, rvec, tvec = cv2.solvePnP(board, centres, K, None, flags=cv2.SOLVEPNP_ITERATIVE)
+    except cv2.error:
+        return None
+    if not ok:
+        return None
+    R = cv2.Rodrigues(rvec)[0]
+    H = K @ np.c_[R[:, 0], R[:, 1], np.asarray(tvec, float).ravel()]
+    if not np.all(np.isfinite(H)) or abs(H[2, 2]) < 1e-12:
+        return None
+    H = H / H[2, 2]
+    rms = float(np.sqrt(((apply_homography(H, grid) - centres) ** 2).sum(1).mean()))
+    if rms > max_rms_pitch * float(np.median(cell_pitch_px(H))):
+        return None
+    return H
+
+
+_READING_KEPT = 8
+_READING: dict = {}
+_READING_LOCK = threading.Lock()
+
+
+def reading_homography(H: np.ndarray, image_shape, max_rms_pitch: float = 0.1) -> np.ndarray:
+    """The homography the pieces are read on, for a board found as ``H`` (unit square ->
+    pixels of an image of ``image_shape``): :func:`pinhole_homography` through ``H``'s cell
+    centres, or ``H`` itself where no such camera fits. Remembered for the last few boards
+    (the watch reads the same board frame after frame)."""
+    H = np.asarray(H, float)
+    key = (H.tobytes(), tuple(image_shape[:2]), max_rms_pitch)
+    with _READING_LOCK:
+        out = _READING.get(key)
+    if out is None:
+        out = pinhole_homography(apply_homography(H, cell_grid()), image_shape, max_rms_pitch=max_rms_pitch)
+        out = H.copy() if out is None else out
+        out.flags.writeable = False
+        with _READING_LOCK:
+            while len(_READING) >= _READING_KEPT:
+                del _READING[next(iter(_READING))]
+            _READING[key] = out
+    return out

@@ -21,6 +21,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.camera_guess import reading_homography
 from vision.crops import (BODY_COLOUR_NAMES, CROP_FEATURE_NAMES, cell_crops, cell_geometry, crop_features,
                           crop_stretch, front_weights, top_down_patches, vertical_directions, vertical_displacements)
 from vision.geometry import PITCH, apply_homography, cell_grid, jacobians
@@ -356,6 +357,11 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     the networks alone: the hand-made measurements are most of the per-frame cost).
     Returns ``(16, D)``."""
     ps = settings.pieces
+    if settings.camera.pinhole:
+        # the pieces stand up on the board as a real camera sees it: a free homography's
+        # two extra degrees of freedom carry the board finder's errors into every cell's
+        # view (docs/vision.md, "Session 25: the board as a camera sees it")
+        H = reading_homography(H, work.shape, settings.camera.pinhole_max_rms_pitch)
     # how far up the picture a unit of height goes at every cell: computed once, used by
     # the local view, the region, the crops and the front weights
     lean = vertical_displacements(H, work.shape)

@@ -351,6 +351,12 @@ class CameraSettings:
     #: (multiples of the longer side)
     min_focal_factor: float = 0.45
     max_focal_factor: float = 3.5
+    #: the board found is refitted as a pinhole camera sees it (its focal length from the
+    #: board, ``vision.camera_guess.guess_focal``) before the pieces are read; False: the
+    #: free homography as found
+    pinhole: bool = True
+    #: ... unless that camera leaves the cell centres more than this many pitches off (rms)
+    pinhole_max_rms_pitch: float = 0.1
     #: setup advice (``vision.view_check``): a view is "steep" when a one-pitch vertical
     #: at the median cell is shorter than this many pitches in the picture (tall is read
     #: right for 83 % of pieces below 0.3, 98 % above, on the development renders), and
