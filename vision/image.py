@@ -85,8 +85,9 @@ def working_scale(shape, settings) -> float:
 #: down to this scale the working image is interpolated (two pixels each way, whose window
 #: covers the 1-1.5 source pixels a working pixel spans); below it pixel areas are averaged.
 #: A 1280x720 frame (scale 0.75) shrinks in 2.2 instead of 8.9 ms so (OpenCV averages areas
-#: for a scale that is not 1/n on a slow general path), with the same readings on 275
-#: renders (docs/vision.md, "Session 25")
+#: for a scale that is not 1/n on a slow general path); the readings move as any change of
+#: a few pixel values moves them, and on 275 renders read as many cells right (docs/vision.md,
+#: "Session 25")
 INTERPOLATE_DOWN_TO = 2 / 3
 
 
