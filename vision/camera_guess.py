@@ -13,13 +13,12 @@ matters there, so a typical camera's is used.
 
 from __future__ import annotations
 
-import threading
 from types import SimpleNamespace
 
 import cv2
 import numpy as np
 
-from vision.geometry import apply_homography, cell_grid, cell_pitch_px, estimate_focal, jacobians
+from vision.geometry import Remembered, apply_homography, cell_grid, cell_pitch_px, estimate_focal, jacobians
 
 #: focal length (pixels) of a typical webcam or phone camera as a share of the image's
 #: long side (about 65 degrees across the long side), used when the board does not tell
@@ -102,26 +101,18 @@ def pinhole_homography(centres: np.ndarray, image_shape, focal: float | None = N
     return H
 
 
-_READING_KEPT = 8
-_READING: dict = {}
-_READING_LOCK = threading.Lock()
+_READING = Remembered(8)
 
 
 def reading_homography(H: np.ndarray, image_shape, max_rms_pitch: float = 0.1) -> np.ndarray:
     """The homography the pieces are read on, for a board found as ``H`` (unit square ->
     pixels of an image of ``image_shape``): :func:`pinhole_homography` through ``H``'s cell
     centres, or ``H`` itself where no such camera fits. Remembered for the last few boards
-    (the watch reads the same board frame after frame)."""
+    (the watch reads the same board frame after frame; a refit costs about a millisecond)."""
     H = np.asarray(H, float)
-    key = (H.tobytes(), tuple(image_shape[:2]), max_rms_pitch)
-    with _READING_LOCK:
-        out = _READING.get(key)
-    if out is None:
+
+    def compute():
         out = pinhole_homography(apply_homography(H, cell_grid()), image_shape, max_rms_pitch=max_rms_pitch)
-        out = H.copy() if out is None else out
-        out.flags.writeable = False
-        with _READING_LOCK:
-            while len(_READING) >= _READING_KEPT:
-                del _READING[next(iter(_READING))]
-            _READING[key] = out
-    return out
+        return H.copy() if out is None else out
+
+    return _READING.get((H.tobytes(), tuple(image_shape[:2]), max_rms_pitch), compute)

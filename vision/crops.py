@@ -25,10 +25,10 @@ Features per cell (names ``crop_*``, appended to ``vision.features.FEATURE_NAMES
 
 from __future__ import annotations
 
-import threading
-
 import cv2
 import numpy as np
+
+from vision.geometry import Remembered
 
 CROP_W, CROP_H = 32, 64
 CROP_SPAN = 1.0       # pitches across (a piece and little of its neighbours)
@@ -155,9 +155,11 @@ def crop_frames(H: np.ndarray, centres: np.ndarray, up: np.ndarray,
 #: the last few guessed cameras, by homography, image size and focal length: the per-frame
 #: step keeps its board's homography, and each frame asked for the same camera 2-3 times
 #: (~0.7 ms each, mostly the focal length)
-_POSES: dict = {}
+#: the last few guessed cameras, by homography, image size and focal length: the per-frame
+#: step keeps its board's homography, and each frame asked for the same camera 2-3 times
+#: (~0.7 ms each, mostly the focal length)
 _POSES_KEPT = 8
-_POSES_LOCK = threading.Lock()  # recognisers in several threads share the memory
+_POSES = Remembered(_POSES_KEPT)
 
 
 def _pose(H: np.ndarray, image_shape, focal: float | None = None):
@@ -165,18 +167,7 @@ def _pose(H: np.ndarray, image_shape, focal: float | None = None):
     ``H ~ K [r1 r2 t]`` and the board normal ``r3`` turned towards the camera (read-only
     arrays: they are remembered for the next call with the same board)."""
     H = np.asarray(H, float)
-    key = (H.tobytes(), tuple(image_shape[:2]), focal)
-    with _POSES_LOCK:
-        pose = _POSES.get(key)
-    if pose is None:
-        pose = _guess_pose(H, image_shape, focal)
-        for a in pose:
-            a.flags.writeable = False
-        with _POSES_LOCK:
-            while len(_POSES) >= _POSES_KEPT:
-                del _POSES[next(iter(_POSES))]  # the oldest
-            _POSES[key] = pose
-    return pose
+    return _POSES.get((H.tobytes(), tuple(image_shape[:2]), focal), lambda: _guess_pose(H, image_shape, focal))
 
 
 def _guess_pose(H: np.ndarray, image_shape, focal: float | None = None):

@@ -8,6 +8,7 @@ pitches. Image coordinates are pixels ``(x, y)``, x right, y down.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,3 +145,36 @@ def cell_pitch_px(H: np.ndarray) -> np.ndarray:
     q = apply_homography(H, np.vstack([g, g + [0.25, 0], g + [0, 0.25]]))
     a, b, c = q[:16], q[16:32], q[32:]
     return 0.5 * (np.hypot(*(b - a).T) + np.hypot(*(c - a).T))
+
+
+class Remembered:
+    """The last ``kept`` results of a computation, by key, shared between threads (the
+    recognisers of several threads share them): :meth:`get` returns the one remembered for
+    ``key`` or computes, remembers and returns it. Results are tuples of arrays or arrays,
+    made read-only."""
+
+    def __init__(self, kept: int):
+        self.kept = kept
+        self._items: dict = {}
+        self._lock = threading.Lock()
+
+    def get(self, key, compute):
+        with self._lock:
+            out = self._items.get(key)
+        if out is None:
+            out = compute()
+            for a in (out if isinstance(out, tuple) else (out,)):
+                a.flags.writeable = False
+            with self._lock:
+                while len(self._items) >= self.kept:
+                    del self._items[next(iter(self._items))]  # the oldest
+                self._items[key] = out
+        return out
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+

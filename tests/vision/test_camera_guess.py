@@ -137,3 +137,26 @@ def test_cells_no_camera_can_show_keep_the_board_as_found():
     found, _ = cv2.findHomography(GRID, folded)
     assert np.array_equal(reading_homography(found, (720, 1280), max_rms_pitch=0.0), found)
     assert not np.array_equal(reading_homography(found, (720, 1280)), found)  # within 0.1 pitch: refitted
+
+
+def test_the_pieces_are_read_on_the_refitted_board():
+    # the wiring: features_from_work reads on reading_homography's board when
+    # camera.pinhole is on (the default), and on the board as given when it is off
+    import dataclasses
+
+    from vision.features import features_from_work
+    from vision.image import shrink
+    from vision.settings import VisionSettings
+
+    truth = load_truth(os.path.join(DATA, "full-gigamic-beech-walnut-1.json"))
+    image = cv2.imread(os.path.join(DATA, truth["image"]))
+    on = VisionSettings()
+    off = dataclasses.replace(on, camera=dataclasses.replace(on.camera, pinhole=False))
+    scale, work = shrink(image, on.image)
+    rng = np.random.default_rng(1)
+    centres = np.asarray(truth["cell_centers"], float) * scale
+    found, _ = cv2.findHomography(GRID, centres + rng.normal(0, 1.5, centres.shape))
+    refit = reading_homography(found, work.shape)
+    assert not np.allclose(refit, found)
+    assert np.allclose(features_from_work(work, found, on), features_from_work(work, refit, off))
+    assert not np.allclose(features_from_work(work, found, on), features_from_work(work, found, off))
