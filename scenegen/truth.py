@@ -82,6 +82,10 @@ def scene_truth(spec: dict, image_name: str) -> dict:
     for p in spec["pieces"]:
         if p["cell"] is not None:
             cells[p["cell"]] = HEX[p["piece"]]
+    hidden = hidden_cells(spec)
+    # a board with every cell hidden from the camera (clutter right in front of the lens)
+    # is not one a camera can find: a negative of its own kind
+    negative = spec["negative"] or ("board-hidden" if present and all(hidden) else None)
     truth = {
         "image": image_name, "width": spec["width"], "height": spec["height"], "seed": spec["seed"],
         "board": {"id": b.id, "style": b.style, "grid_angle_deg": b.grid_angle_deg, "size_cm": round(b.size * 100, 2),
@@ -89,12 +93,12 @@ def scene_truth(spec: dict, image_name: str) -> dict:
         "piece_set": {"id": ps.id, "light": ps.light, "dark": ps.dark, "material": ps.material, "groove": ps.groove,
                       "width_cm": round(ps.width * 100, 2), "short_cm": round(ps.short_h * 100, 2),
                       "tall_cm": round(ps.tall_h * 100, 2)},
-        "board_found_expected": bool(present and not spec["negative"]),
-        "negative": spec["negative"],
+        "board_found_expected": bool(present and not negative),
+        "negative": negative,
         "cell_centers": [], "board_corners": [], "board_outline": [],
         "cells": cells if present else [None] * 16,
         "position": position_text(cells if present else [None] * 16),
-        "hidden": hidden_cells(spec),
+        "hidden": hidden,
         "hand": bool(spec.get("hand")),
     }
     if "params" in spec["piece_set"]:

@@ -84,3 +84,16 @@ def test_holdout_boards_and_sets_never_reach_training_images():
 def test_unknown_board_is_refused_with_its_name():
     with pytest.raises(ValueError, match="'chessboard'"):
         SceneSampler(boards=["chessboard"])
+
+
+def test_a_scene_whose_board_is_hidden_everywhere_is_a_negative(monkeypatch):
+    # a hand right in front of the lens hides every cell: no camera could find that board
+    import scenegen.truth as truth
+
+    spec = SceneSampler(negative_rate=0.0).sample(3)
+    monkeypatch.setattr(truth, "hidden_cells", lambda s: [True] * 16)
+    t = truth.scene_truth(spec, "x.jpg")
+    assert t["board_found_expected"] is False and t["negative"] == "board-hidden"
+    monkeypatch.setattr(truth, "hidden_cells", lambda s: [True] * 15 + [False])
+    t = truth.scene_truth(spec, "x.jpg")
+    assert t["board_found_expected"] is True and t["negative"] is None
