@@ -83,8 +83,8 @@ def scene_truth(spec: dict, image_name: str) -> dict:
         if p["cell"] is not None:
             cells[p["cell"]] = HEX[p["piece"]]
     hidden = hidden_cells(spec)
-    # a board with every cell hidden from the camera (clutter right in front of the lens)
-    # is not one a camera can find: a negative of its own kind
+    # a board with every cell hidden from the camera (the hand or arm right in front of
+    # the lens) is not one a camera can find: a negative of its own kind
     negative = spec["negative"] or ("board-hidden" if present and all(hidden) else None)
     truth = {
         "image": image_name, "width": spec["width"], "height": spec["height"], "seed": spec["seed"],

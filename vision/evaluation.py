@@ -41,7 +41,7 @@ def load_truth(path: str | os.PathLike) -> dict:
     expected = bool(t.get("board_found_expected", bool(t.get("cell_centers"))))
     hidden = t.get("hidden")
     if expected and isinstance(hidden, list) and len(hidden) == 16 and all(hidden):
-        # every cell hidden from the camera (a box or a mug right in front of the lens):
+        # every cell hidden from the camera (a hand or arm right in front of the lens):
         # no camera can find that board, and "no board in view" is the right answer.
         # Renders from before session 26 still say a board is expected there
         expected = False
