@@ -155,11 +155,7 @@ def crop_frames(H: np.ndarray, centres: np.ndarray, up: np.ndarray,
 #: the last few guessed cameras, by homography, image size and focal length: the per-frame
 #: step keeps its board's homography, and each frame asked for the same camera 2-3 times
 #: (~0.7 ms each, mostly the focal length)
-#: the last few guessed cameras, by homography, image size and focal length: the per-frame
-#: step keeps its board's homography, and each frame asked for the same camera 2-3 times
-#: (~0.7 ms each, mostly the focal length)
-_POSES_KEPT = 8
-_POSES = Remembered(_POSES_KEPT)
+_POSES = Remembered(8)
 
 
 def _pose(H: np.ndarray, image_shape, focal: float | None = None):

@@ -177,4 +177,3 @@ class Remembered:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
-

@@ -124,6 +124,11 @@ class Recognizer:
                                     bgr, work, gray, scale, timings, t, read_cells)
             if not search:
                 return _failed(net_reason, timings, bgr)
+        # the hand-made searches say "cut off" (a grid or an outline running out of the
+        # picture) only when the network, where it looked, also sees a board surface
+        # reaching the frame's edge: a checked tablecloth's grid runs out of any frame, and
+        # two whole boards in view were called cut off (docs/vision.md, "Session 26")
+        edge_seen = net_region is None or net_reason == CUT_OFF
         blobs = find_blobs(gray, st.cells)
         t = _lap(timings, "cells", t)
         gradient = image_gradient(gray)
@@ -183,12 +188,7 @@ class Recognizer:
                     cands.append((s_l, H_l, "lattice"))
                 details.update(lattice_support=round(s_l, 3), cells_seen=fit.inside, retried=True)
         if not cands:
-            # a lattice that runs out of the picture says "cut off" only when the network
-            # (when it looked) also sees a board surface reaching the frame's edge: a
-            # checked tablecloth's lattice runs out of any frame (two whole boards in
-            # view were called cut off, docs/vision.md "Session 26")
-            lattice_cut = cut_off and (net_region is None or net_reason == CUT_OFF)
-            return _failed(CUT_OFF if lattice_cut else net_reason, timings, bgr)
+            return _failed(CUT_OFF if cut_off and edge_seen else net_reason, timings, bgr)
         support, H_fit, details["method"] = cands[0]
         if net_region is not None:
             # the network looked first and found no board: what the hand-made searches
@@ -216,10 +216,8 @@ class Recognizer:
         if doubtful and cut_off_by_outline(H_fit, quads, (gray.shape[1], gray.shape[0]), st.outline):
             # weak cell evidence and the board's outline runs out of the picture: what
             # was found may be part of a bigger grid (a clear lattice, all in view, is a
-            # board even when the board's rim is cut off); said "cut off" only when the
-            # network, if it looked, also sees a board surface reaching the frame's edge
-            outline_cut = net_region is None or net_reason == CUT_OFF
-            return _failed(CUT_OFF if outline_cut else net_reason, timings, bgr)
+            # board even when the board's rim is cut off)
+            return _failed(CUT_OFF if edge_seen else net_reason, timings, bgr)
         return self._finish(H_fit, blobs, details, precise, bgr, work, gray, scale, timings, t, read_cells)
 
     def _finish(self, H_fit, blobs, details, precise, bgr, work, gray, scale, timings, t, read_cells):

@@ -307,4 +307,4 @@ def test_a_remembered_camera_is_the_camera_of_that_board_only():
     assert len(calls) == 1  # H1 was remembered; H2 guessed once, then remembered
     for tilt in range(10, 40, 2):  # never more than a few boards kept
         crops.vertical_displacements(_camera_homography(float(tilt))[0], (720, 1280))
-    assert len(crops._POSES) <= crops._POSES_KEPT
+    assert len(crops._POSES) <= crops._POSES.kept
