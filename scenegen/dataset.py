@@ -120,6 +120,9 @@ def main(argv=None) -> int:
     ap.add_argument("--hand-rate", type=float, default=0.3, help="share of images with a hand over the board")
     ap.add_argument("--procedural-sets", type=float, default=0.0,
                     help="share of train images whose piece set is drawn afresh (scenegen.procedural; default 0)")
+    ap.add_argument("--large-sets", type=float, default=0.0,
+                    help="share of the procedural piece sets drawn at the large end of the sizes "
+                         "(short pieces as high as other sets' tall ones; default 0)")
     ap.add_argument("--board-tints", type=float, default=0.0,
                     help="share of train images whose board is recoloured (same design, other colours; default 0)")
     ap.add_argument("--separate-pieces", action="store_true",
@@ -148,7 +151,8 @@ def main(argv=None) -> int:
         plan = Plan(args.seed, boards, sets, hb, hs, args.holdout_fraction, negative_rate=args.negative_rate,
                     hand_rate=args.hand_rate, samples=args.samples, render_scale=args.render_scale,
                     procedural_sets=args.procedural_sets, board_tints=args.board_tints,
-                    min_pieces=args.min_pieces, separate_pieces=args.separate_pieces)
+                    min_pieces=args.min_pieces, separate_pieces=args.separate_pieces,
+                    large_set_rate=args.large_sets)
     except ValueError as e:
         print(f"ERROR {e}", file=sys.stderr)
         return 2
@@ -158,7 +162,7 @@ def main(argv=None) -> int:
     manifest = {"seed": args.seed, "boards": boards, "piece_sets": sets, "holdout_boards": hb, "holdout_sets": hs,
                 "holdout_fraction": plan.holdout_fraction, "negative_rate": args.negative_rate, "hand_rate": args.hand_rate,
                 "procedural_sets": args.procedural_sets, "board_tints": args.board_tints,
-                "separate_pieces": args.separate_pieces, "min_pieces": args.min_pieces,
+                "separate_pieces": args.separate_pieces, "min_pieces": args.min_pieces, "large_sets": args.large_sets,
                 "samples": args.samples, "render_scale": args.render_scale, "width": 1280, "height": 720}
     with open(os.path.join(args.out, "dataset.json"), "w") as f:
         json.dump(manifest, f, indent=1)

@@ -144,8 +144,11 @@ def _too_close_to_holdout(light_rgb, dark_rgb, holdout_sets) -> str | None:
     return None
 
 
-def draw_piece_set(rng: random.Random, pitch: float, holdout_sets=DEFAULT_HOLDOUT_SETS) -> dict:
+def draw_piece_set(rng: random.Random, pitch: float, holdout_sets=DEFAULT_HOLDOUT_SETS, large: bool = False) -> dict:
     """Every ``PieceSet`` field of a new set whose pieces fit cells ``pitch`` metres apart.
+    ``large``: a set at the large end of the sizes (the widest fifth, short pieces 1.05-1.3
+    times as high as wide): short pieces as high as most sets' tall ones are, relative to
+    the cells (a piece's height is read against its width, not the pitch).
 
     Deterministic in ``rng``'s state. The two colours differ by at least ``MIN_DELTA_L``
     in L* (after sRGB gamut mapping) and are never both close to a held-out set's.
@@ -165,8 +168,9 @@ def draw_piece_set(rng: random.Random, pitch: float, holdout_sets=DEFAULT_HOLDOU
     else:  # pragma: no cover - 100 misses in a row do not happen with these ranges
         raise AssertionError("no colour pair drawn")
     # sizes: the catalog's sets run 22-36 mm wide; short 0.8-1.3 x width, tall 1.7-2.3 x short
-    width = rng.uniform(0.020, min(0.038, MAX_WIDTH_PER_PITCH * pitch))
-    short_h = width * rng.uniform(0.8, 1.3)
+    widest = min(0.038, MAX_WIDTH_PER_PITCH * pitch)
+    width = rng.uniform(max(0.020, widest - 0.2 * (widest - 0.020)) if large else 0.020, widest)
+    short_h = width * rng.uniform(1.05 if large else 0.8, 1.3)
     tall_h = short_h * rng.uniform(1.7, 2.3)
     bevel = min(rng.uniform(0.0005, 0.0025), width * 0.07)
     hole_r = width * rng.uniform(0.24, 0.37)

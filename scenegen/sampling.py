@@ -115,14 +115,16 @@ class SceneSampler:
     def __init__(self, boards=None, piece_sets=None, negative_rate: float = 0.08, hand_rate: float = 0.3,
                  width: int = WIDTH, height: int = HEIGHT, samples: int = 8, render_scale: float = 0.75,
                  procedural_rate: float = 0.0, min_pieces: int = 0, procedural_avoid=DEFAULT_HOLDOUT_SETS,
-                 board_tint_rate: float = 0.0, separate_pieces: bool = False):
+                 board_tint_rate: float = 0.0, separate_pieces: bool = False, large_set_rate: float = 0.0):
         """``procedural_rate``: share of scenes whose piece set is drawn afresh
         (``scenegen.procedural``) instead of taken from ``piece_sets``; such sets keep
         clear of the colours of the sets in ``procedural_avoid``. ``min_pieces``: at
         least this many pieces on the board (scenes with a board). ``board_tint_rate``:
         share of scenes whose board is recoloured (``procedural.tint_board_colors``).
         ``separate_pieces``: pieces on the board whose footprints would overlap a
-        neighbour's (squares at any turn, off centre) are centred and squared to the grid."""
+        neighbour's (squares at any turn, off centre) are centred and squared to the grid.
+        ``large_set_rate``: share of the procedural sets drawn at the large end of the
+        sizes (``draw_piece_set(large=True)``)."""
         self.separate_pieces = separate_pieces
         self.boards = list(boards or BOARDS)
         self.piece_sets = list(piece_sets or PIECE_SETS)
@@ -138,6 +140,9 @@ class SceneSampler:
             raise ValueError(f"minimum pieces on the board must be in 0..16, got {min_pieces!r}")
         if not 0.0 <= board_tint_rate <= 1.0:
             raise ValueError(f"share of tinted boards must be in 0..1, got {board_tint_rate!r}")
+        if not 0.0 <= large_set_rate <= 1.0:
+            raise ValueError(f"share of large piece sets must be in 0..1, got {large_set_rate!r}")
+        self.large_set_rate = large_set_rate
         self.board_tint_rate = board_tint_rate
         self.procedural_rate = procedural_rate
         self.min_pieces = min_pieces
@@ -173,7 +178,8 @@ class SceneSampler:
             prng = random.Random(f"quarto-scenegen:procedural:{seed}")
             if prng.random() < self.procedural_rate:
                 spec["piece_set"] = {"id": "procedural", "texture_seed": spec["piece_set"]["texture_seed"],
-                                     "params": draw_piece_set(prng, BOARDS[board_id].pitch, self.procedural_avoid)}
+                                     "params": draw_piece_set(prng, BOARDS[board_id].pitch, self.procedural_avoid,
+                                                              large=self._large(seed))}
         if self.board_tint_rate > 0:
             trng = random.Random(f"quarto-scenegen:board-tint:{seed}")
             if trng.random() < self.board_tint_rate:
@@ -198,6 +204,11 @@ class SceneSampler:
         spec["hand"] = self._hand(rng, spec) if hand else None
         spec["post"] = self._post(rng)
         return spec
+
+    def _large(self, seed: int) -> bool:
+        """Whether scene ``seed``'s procedural set is a large one (a stream of its own:
+        without large sets every scene stays the one older datasets drew)."""
+        return self.large_set_rate > 0 and random.Random(f"quarto-scenegen:large-set:{seed}").random() < self.large_set_rate
 
     # ------------------------------------------------------------------ parts
     def _light(self, rng: random.Random) -> dict:

@@ -11,7 +11,7 @@ from scenegen.catalog import BOARDS, DEFAULT_HOLDOUT_SETS, PIECE_SETS, board_for
 from scenegen.contact_sheet import label
 from scenegen.dataset import Plan, main
 from scenegen.game import hand_for, video_spec
-from scenegen.procedural import HOLDOUT_DELTA_E, MIN_DELTA_L, delta_e, draw_piece_set, srgb_to_lab
+from scenegen.procedural import HOLDOUT_DELTA_E, MAX_WIDTH_PER_PITCH, MIN_DELTA_L, delta_e, draw_piece_set, srgb_to_lab
 from scenegen.sampling import SceneSampler, overlapping_pieces
 from scenegen.textures import board_texture
 from scenegen.truth import scene_truth
@@ -52,6 +52,21 @@ def test_procedural_params_are_seeded_and_make_valid_sets():
         assert 1.7 <= ps.tall_h / ps.short_h <= 2.3 and 0.8 <= ps.short_h / ps.width <= 1.3
         assert 0 < ps.hole_r < ps.width / 2 - ps.bevel and 0 < ps.hole_depth < ps.short_h
         assert all(0 <= c <= 1 for c in (*ps.light_rgb, *ps.dark_rgb))
+
+
+def test_large_sets_have_short_pieces_as_high_as_most_sets_tall_ones():
+    """``--large-sets``: the sets the watch misread most (short pieces nearly a pitch high,
+    session 26) are drawn on purpose; still valid sets that fit their cells."""
+    pitch = 0.05
+    large = [draw_piece_set(random.Random(s), pitch, large=True) for s in range(50)]
+    usual = [draw_piece_set(random.Random(s), pitch) for s in range(200)]
+    for p in large:
+        ps = piece_set_for({"id": "procedural", "params": p})
+        assert 1.05 <= ps.short_h / ps.width <= 1.3 and 1.7 <= ps.tall_h / ps.short_h <= 2.3
+        assert ps.width <= MAX_WIDTH_PER_PITCH * pitch
+    short = lambda sets: np.array([p["short_h"] / pitch for p in sets])  # noqa: E731
+    assert short(large).min() > np.median(short(usual))
+    assert (short(large) > 0.8).mean() > 0.5 > (short(usual) > 0.8).mean()
 
 
 def test_dark_is_clearly_darker_and_colours_vary():
