@@ -123,17 +123,19 @@ CROP_FEATURE_NAMES = (
 
 
 def crop_frames(H: np.ndarray, centres: np.ndarray, up: np.ndarray,
-                stretch: np.ndarray | None = None) -> list[np.ndarray]:
+                stretch: np.ndarray | None = None, zoom: float = 1.0) -> list[np.ndarray]:
     """Per cell the 2x3 affine map from crop pixels to image pixels.
 
     ``centres`` (16, 2) image points of the cell centres, ``up`` (16, 2) image directions
     of the vertical (any length; zero -> image up). The scale is the cell pitch along
     the view's least foreshortened direction; ``stretch`` (16,): the vertical magnified
-    that much more (:func:`crop_stretch`)."""
+    that much more (:func:`crop_stretch`); ``zoom``: the window spans that many times
+    as many pitches, the cell centre where it was in the crop (a large set's pieces then
+    fill the crop as a typical set's do; ``bench/zoom_oracle.py``, session 27)."""
     from vision.geometry import cell_grid, jacobians
 
     J = jacobians(H, cell_grid())
-    s1 = np.linalg.svd(J, compute_uv=False)[:, 0] * 0.25  # pixels per pitch
+    s1 = np.linalg.svd(J, compute_uv=False)[:, 0] * 0.25 * zoom  # pixels per (zoomed) pitch
     out = []
     for k in range(16):
         u = np.asarray(up[k], float)
@@ -298,15 +300,15 @@ def crop_stretch(geometry: np.ndarray) -> np.ndarray:
 
 
 def cell_crops(image: np.ndarray, H: np.ndarray, up: np.ndarray, centres: np.ndarray | None = None,
-               stretch: np.ndarray | None = None) -> np.ndarray:
+               stretch: np.ndarray | None = None, zoom: float = 1.0) -> np.ndarray:
     """``(16, CROP_H, CROP_W, 3)`` uint8 BGR upright crops of the cells (``stretch``: the
-    vertical magnified per cell, :func:`crop_stretch`)."""
+    vertical magnified per cell, :func:`crop_stretch`; ``zoom``: see :func:`crop_frames`)."""
     from vision.geometry import apply_homography, cell_grid
 
     if centres is None:
         centres = apply_homography(H, cell_grid())
     crops = np.empty((16, CROP_H, CROP_W, 3), np.uint8)
-    for k, A in enumerate(crop_frames(H, centres, up, stretch)):
+    for k, A in enumerate(crop_frames(H, centres, up, stretch, zoom)):
         # dst(x, y) = src(A @ [x, y, 1]); WARP_INVERSE_MAP takes the dst -> src map
         crops[k] = cv2.warpAffine(image, A, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                   borderMode=cv2.BORDER_REPLICATE)

@@ -133,14 +133,15 @@ def gather_geometry(paths, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN,
 
 
 def truth_crops(path: str, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN, JITTER_LOG_SD),
-                stretch: bool = False):
+                stretch: bool = False, zoom: float = 1.0):
     """Upright crops of one truth image with the board from truth: ``(crops (variants,
     16, H, W, 3) uint8, front weights (variants, 16, 16) float32, labels (16, 5) int8
     (-1 unknown: hidden cells, attributes of empty cells))`` or ``None`` for an image
     without a board. Variant 0 is exact; variant ``v`` > 0 moves the board by
     :func:`board_jitter` (``jitter``: its log mean and log sd; seeded by ``v`` and the
     file's name). ``stretch``: the crops of a network told the cells' geometry, stretched
-    along the vertical (``vision.crops.crop_stretch``)."""
+    along the vertical (``vision.crops.crop_stretch``). ``zoom``: the crops' window spans
+    that many times as many pitches (``vision.crops.crop_frames``)."""
     from vision.crops import cell_crops, cell_geometry, crop_stretch, front_weights, vertical_directions
     from vision.evaluation import _truth_piece, load_truth
     from vision.features import work_image
@@ -154,7 +155,7 @@ def truth_crops(path: str, settings, variants: int = 1, jitter=(JITTER_LOG_MEAN,
     out, fronts = [], []
     for H in truth_boards(truth, path, S[0, 0], variants, jitter):
         factor = crop_stretch(cell_geometry(H, work.shape)) if stretch else None
-        out.append(cell_crops(work, H, vertical_directions(H, work.shape), stretch=factor))
+        out.append(cell_crops(work, H, vertical_directions(H, work.shape), stretch=factor, zoom=zoom))
         fronts.append(front_weights(H, work.shape))
     pieces = [_truth_piece(c) for c in truth["cells"]]
     hidden = np.array(truth.get("hidden") or [False] * 16, bool)

@@ -207,6 +207,23 @@ def test_network_crops_are_stretched_where_a_pitch_of_height_is_short():
         assert np.allclose(plain[k] @ [CROP_W / 2, y_c, 1], stretched[k] @ [CROP_W / 2, y_c, 1], atol=1e-6)
 
 
+def test_zoomed_crops_span_more_pitches_about_the_same_cell_centre():
+    # bench/zoom_oracle.py: a large set seen through a window zoom times as wide and high
+    # looks like a typical set; zoom 1 is the crops as shipped
+    from vision.crops import CROP_ABOVE, CROP_BELOW, crop_frames
+
+    H = _camera_homography(30.0)[0]
+    centres = cv2.perspectiveTransform(GRID.reshape(-1, 1, 2), H).reshape(-1, 2)
+    up = np.tile([0.0, -1.0], (16, 1))
+    plain, same, zoomed = crop_frames(H, centres, up), crop_frames(H, centres, up, zoom=1.0), \
+        crop_frames(H, centres, up, zoom=1.3)
+    y_c = CROP_H * CROP_ABOVE / (CROP_ABOVE + CROP_BELOW)
+    for k in range(16):
+        assert np.array_equal(plain[k], same[k])
+        assert np.allclose(zoomed[k][:, :2], 1.3 * plain[k][:, :2])
+        assert np.allclose(plain[k] @ [CROP_W / 2, y_c, 1], zoomed[k] @ [CROP_W / 2, y_c, 1], atol=1e-6)
+
+
 def test_attribute_models_train_on_the_listed_images_only(tmp_path):
     # vision.training --files: the shipped models are rebuilt on the images of a list
     # (the renders folders grow while a background render runs)
