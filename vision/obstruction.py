@@ -33,31 +33,13 @@ LIGHT_CHANGE = 0.04
 
 
 def light_gain(view: np.ndarray, reference: np.ndarray) -> float:
-    """How much brighter ``view`` is than ``reference`` (two top-down views): the ratio of
-    their pixels shared by the most of the view where the reference is not black (the
-    mode of the ratios, to within ``GAIN_BAND``). A lamp switched off scales the whole
-    view alike; a hand and its shadow change a part of it, however large, each by its own
-    amount, and the part they leave keeps its ratio. (The median was used before session
-    27: an arm with its shadow over half of a dim board drew it to 0.78, the reference
-    darkened by that much hid the arm, and the view was called clear.)"""
+    """How much brighter ``view`` is than ``reference`` (two top-down views): the median
+    ratio of their pixels where the reference is not black (most of a view is the bare
+    board and pieces, whatever a hand covers)."""
     lit = reference > 16
     if lit.sum() < 0.25 * reference.size:
         return 1.0
-    logs = np.log(view[lit].astype(np.float32) + 0.5) - np.log(reference[lit].astype(np.float32))
-    counts, edges = np.histogram(logs, bins=GAIN_BINS, range=(-GAIN_RANGE, GAIN_RANGE))
-    band = max(1, int(round(GAIN_BAND / (2 * GAIN_RANGE / GAIN_BINS))))
-    smooth = np.convolve(counts, np.ones(2 * band + 1), mode="same")
-    k = int(np.argmax(smooth))
-    peak = 0.5 * (edges[k] + edges[k + 1])
-    near = logs[np.abs(logs - peak) <= GAIN_BAND]
-    return float(np.exp(np.median(near))) if near.size else float(np.exp(peak))
-
-
-#: light gains are told apart within this (natural log; about 6 %)
-GAIN_BAND = 0.06
-#: ... among ratios from exp(-GAIN_RANGE) to exp(GAIN_RANGE), in this many bins
-GAIN_RANGE = 1.5
-GAIN_BINS = 150
+    return float(np.median(view[lit].astype(np.float32) / reference[lit]))
 
 
 def obstructed_cells(view: np.ndarray, reference: np.ndarray, settings) -> tuple[np.ndarray, float]:

@@ -2,12 +2,10 @@
 piece taken from beside the board, or a tall piece on an edge cell poking past the
 board's edge in the top-down view, is not."""
 
-import os
-
 import cv2
 import numpy as np
 
-from vision.obstruction import MARGIN, light_gain, obstructed_cells
+from vision.obstruction import MARGIN, obstructed_cells
 from vision.settings import VisionSettings
 
 SETTINGS = VisionSettings().track
@@ -67,23 +65,3 @@ def test_an_arm_in_a_dimmed_room_is_still_a_hand():
     cv2.rectangle(view, (int(0.4 * SIZE), int(0.35 * SIZE)), (int(0.62 * SIZE), SIZE), 60, -1)
     covered, _ = obstructed_cells(_dimmed(view, 0.7), board_view(160), SETTINGS)
     assert covered.sum() >= 2
-
-
-DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "obstruction")
-
-
-def test_an_arm_and_its_shadow_over_half_a_dim_board_is_a_hand():
-    """game70 (a rendered game on a dim printed board), 18.0 s: an arm reaches over the
-    board and its soft shadow darkens half of it, against the view of the board at 17.4 s
-    (as a full analysis took it). Taken for a lamp dimmed by the median ratio of the two
-    views (0.81), the arm vanished and the view was called clear (the watch then keeps
-    such a view as the board's reference: later frames are compared with an arm). The
-    ratio most of the view shares is the light's; the arm is a hand over the cells it
-    covers."""
-    view = cv2.imread(os.path.join(DATA, "game70-arm-18.0s-view.png"), cv2.IMREAD_GRAYSCALE)
-    reference = cv2.imread(os.path.join(DATA, "game70-arm-18.0s-reference.png"), cv2.IMREAD_GRAYSCALE)
-    assert view is not None and reference is not None
-    assert abs(light_gain(view, reference) - 1.0) < 0.04
-    covered, _ = obstructed_cells(view, reference, SETTINGS)
-    # the hand is over the far left cells (the view's first rows and columns)
-    assert covered.sum() >= 4 and covered[[0, 1, 5]].all()
