@@ -19,6 +19,7 @@ game stills from ``python -m vision.game_stills`` get it from their video's scen
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import sys
@@ -29,9 +30,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 NAMES = ("occupied", "tall", "dark", "square", "hollow")
+#: a game video's name -> its set's short height in pitches (``None``: not found)
+_VIDEO_SHORT: dict[str, float | None] = {}
 
 
-def short_height(path: str, _videos: dict = {}) -> float | None:  # noqa: B006 (a cache on purpose)
+def short_height(path: str) -> float | None:
     """The set's short-piece height in cell pitches for truth file ``path``, or ``None``."""
     with open(path, encoding="utf-8") as f:
         truth = json.load(f)
@@ -41,26 +44,26 @@ def short_height(path: str, _videos: dict = {}) -> float | None:  # noqa: B006 (
     video = truth.get("source_video")
     if not video:
         return None
-    if video not in _videos:
+    if video not in _VIDEO_SHORT:
         from scenegen.catalog import BOARDS, piece_set_for
         from scenegen.game import video_spec
-
-        import glob
 
         # game stills name their video only (``vision.game_stills``): found where game
         # videos are kept
         found = sorted(glob.glob(os.path.join(ROOT, "data", "renders", "*", video)) +
                        glob.glob(os.path.join(ROOT, "samples", video)))
         if not found:
-            _videos[video] = None
+            _VIDEO_SHORT[video] = None
             return None
         with open(os.path.splitext(found[0])[0] + ".json", encoding="utf-8") as f:
             vt = json.load(f)
         spec = video_spec(vt["seed"] // 100, vt["board"]["id"], "procedural" if ps.get("id", "").startswith("proc-")
                           else ps.get("id"))
         s = piece_set_for(spec["piece_set"])
-        _videos[video] = s.short_h / BOARDS[vt["board"]["id"]].pitch
-    return _videos[video]
+        # the scene drawn again must be the video's (its set's name in the truth)
+        same = s.id == vt["piece_set"]["id"] if "id" in vt.get("piece_set", {}) else True
+        _VIDEO_SHORT[video] = s.short_h / BOARDS[vt["board"]["id"]].pitch if same else None
+    return _VIDEO_SHORT[video]
 
 
 def main(argv=None) -> int:
