@@ -217,8 +217,12 @@ def game_truth(spec: dict, script, first_frame: dict, frames: int, fps: int, vid
     return {
         "video": video_name, "fps": fps, "frames": frames, "width": spec["width"], "height": spec["height"],
         "seed": spec["seed"],
-        "board": {"id": b.id, "style": b.style}, "piece_set": {"id": ps.id, "light": ps.light, "dark": ps.dark, "material": ps.material,
-                                                         "light_rgb": list(ps.light_rgb), "dark_rgb": list(ps.dark_rgb)},
+        # the sizes as still truth gives them (a large set's short pieces are read tall:
+        # docs/vision.md "Session 27"; game stills inherit them)
+        "board": {"id": b.id, "style": b.style, "pitch_cm": round(b.pitch * 100, 2)},
+        "piece_set": {"id": ps.id, "light": ps.light, "dark": ps.dark, "material": ps.material,
+                      "light_rgb": list(ps.light_rgb), "dark_rgb": list(ps.dark_rgb), "width_cm": round(ps.width * 100, 2),
+                      "short_cm": round(ps.short_h * 100, 2), "tall_cm": round(ps.tall_h * 100, 2)},
         "cell_centers": _r(centers),
         "board_corners": _r(proj([[*p, b.thickness] for p in _board_corners_world(spec)])),
         "camera": {"K": _r(c["K"], 3), "dist": [round(float(v), 6) for v in c["dist"]], "tilt_deg": round(c["tilt_deg"], 2),

@@ -212,6 +212,25 @@ def test_a_game_video_can_show_a_procedural_set():
     assert hand["capsules"] and ps.tall_h > ps.short_h
 
 
+def test_a_game_video_truth_gives_the_sizes_of_its_set_and_board():
+    # as still truth does: how high the short pieces stand in pitches is what the piece
+    # network's crops are judged by (docs/vision.md, "Session 27"); game stills copy it
+    from scenegen.game import game_truth
+    from scenegen.script import missed_quarto_game
+
+    spec = video_spec(70, "printed-grid", "procedural")
+    script = missed_quarto_game(70)
+    phases = ("approach", "placing", "leaving", "settled")
+    first = {f"m{k:02d}-{ph}": 4 * k + i for k in range(len(script.placements)) for i, ph in enumerate(phases)}
+    t = game_truth(spec, script, first, 4 * len(script.placements), 10, "game70.mp4")
+    ps, b = piece_set_for(spec["piece_set"]), BOARDS["printed-grid"]
+    assert t["board"]["pitch_cm"] == round(b.pitch * 100, 2)
+    assert (t["piece_set"]["width_cm"], t["piece_set"]["short_cm"], t["piece_set"]["tall_cm"]) == \
+        (round(ps.width * 100, 2), round(ps.short_h * 100, 2), round(ps.tall_h * 100, 2))
+    # session 26: game70's short pieces stand 0.94 of a pitch
+    assert abs(t["piece_set"]["short_cm"] / t["board"]["pitch_cm"] - 0.94) < 0.01
+
+
 def test_only_holdout_writes_the_same_holdout_scenes_as_a_full_run(tmp_path):
     full, only = tmp_path / "full", tmp_path / "only"
     assert main(["--out", str(full), "--count", "40", "--seed", "2", "--specs-only"]) == 0
