@@ -69,6 +69,24 @@ def test_large_sets_have_short_pieces_as_high_as_most_sets_tall_ones():
     assert (short(large) > 0.8).mean() > 0.5 > (short(usual) > 0.8).mean()
 
 
+def test_the_sampler_draws_large_sets_at_its_rate_and_leaves_other_scenes_alone():
+    # --large-sets reaches the scenes through SceneSampler(large_set_rate=...)
+    usual = SceneSampler(procedural_rate=1.0, min_pieces=1)
+    large = SceneSampler(procedural_rate=1.0, min_pieces=1, large_set_rate=1.0)
+    half = SceneSampler(procedural_rate=1.0, min_pieces=1, large_set_rate=0.5)
+    ratio = lambda spec: spec["piece_set"]["params"]["short_h"] / spec["piece_set"]["params"]["width"]  # noqa: E731
+    seeds = range(40)
+    assert all(ratio(large.sample(s)) >= 1.05 for s in seeds)
+    assert sum(ratio(usual.sample(s)) < 1.05 for s in seeds) >= 10
+    picked = [half.sample(s) for s in seeds]
+    n_large = sum(p["piece_set"]["params"] != usual.sample(s)["piece_set"]["params"] for s, p in zip(seeds, picked))
+    assert 8 <= n_large <= 32
+    # board, light, table and camera are drawn before the set's size counts: the same scene
+    for s in (0, 1, 2):
+        a, b = usual.sample(s), large.sample(s)
+        assert all(a[k] == b[k] for k in ("board", "light", "table", "camera"))
+
+
 def test_dark_is_clearly_darker_and_colours_vary():
     hues, materials = set(), set()
     for s in range(400):
