@@ -61,11 +61,13 @@ def truth_jsons(folder: str) -> list[str]:
 
 
 def _net_digest() -> str:
-    """The piece network's file digest (its logits are features, so the cache depends on it)."""
+    """The digest of the piece network's files and the large-set detector's (the logits are
+    features, so the cache depends on them)."""
     from vision.net import NET_FILES
+    from vision.set_size import MODEL_FILE
 
     if not hasattr(_net_digest, "value"):
-        _net_digest.value = _files_digest(NET_FILES)
+        _net_digest.value = _files_digest(list(NET_FILES) + [MODEL_FILE])
     return _net_digest.value
 
 

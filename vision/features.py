@@ -25,6 +25,7 @@ from vision.camera_guess import reading_homography
 from vision.crops import (BODY_COLOUR_NAMES, CROP_FEATURE_NAMES, cell_crops, cell_geometry, crop_features,
                           crop_stretch, front_weights, top_down_patches, vertical_directions, vertical_displacements)
 from vision.geometry import PITCH, apply_homography, cell_grid, jacobians
+from vision import set_size
 from vision.net import NET_FEATURE_NAMES, default_net
 from vision.lattice import sample
 
@@ -65,7 +66,7 @@ FEATURE_NAMES = [
 # for calibration's set colours and the watch)
 FEATURE_INDEX = {n: i for i, n in enumerate(FEATURE_NAMES)}
 #: changes whenever what a feature measures changes (models and feature caches depend on it)
-FEATURES_VERSION = 4
+FEATURES_VERSION = 5  # 5: tall of large sets from a zoomed window (vision.set_size)
 
 _ANGLES = np.linspace(0, 2 * np.pi, 24, endpoint=False)
 
@@ -553,11 +554,25 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
         # where a pitch of height is short in the picture (vision.crops.crop_stretch)
         geometry = cell_geometry(H, work.shape, lean=lean)
         crops = cell_crops(work, H, vertical, stretch=crop_stretch(geometry))
-    logits = net.logits(crops, front, geometry)
-    if (ps.mirror_average if mirror is None else mirror):
-        # which cells stand in front of which, and their geometry, do not change in a
-        # mirror; the network was trained on mirrored boards too, so two looks average out
-        # its handedness
-        logits = 0.5 * (logits + net.logits(np.ascontiguousarray(crops[:, :, ::-1]), front, geometry))
+    twice = ps.mirror_average if mirror is None else mirror
+
+    def read(crops):
+        logits = net.logits(crops, front, geometry)
+        if twice:
+            # which cells stand in front of which, and their geometry, do not change in a
+            # mirror; the network was trained on mirrored boards too, so two looks average
+            # out its handedness
+            logits = 0.5 * (logits + net.logits(np.ascontiguousarray(crops[:, :, ::-1]), front, geometry))
+        return logits
+
+    logits = read(crops)
+    if ps.large_sets and not net.has_geometry:
+        # a large set's short pieces fill the plain window as a typical set's tall ones do:
+        # when the board says the set is large, tall is read from a window zoomed out to
+        # its size (vision.set_size); occupancy and the rest stay as read
+        zoomed = read(cell_crops(work, H, vertical, zoom=set_size.LARGE_ZOOM))[:, 1]
+        stats = set_size.board_statistics(logits[:, 0] > 0, logits[:, 1], zoomed)
+        if set_size.large_set_probability(stats) > set_size.THRESHOLD:
+            logits[:, 1] = zoomed
     out[:, k1:k1 + len(NET_FEATURE_NAMES)] = logits
     return plain

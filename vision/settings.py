@@ -380,6 +380,9 @@ class PieceSettings:
     #: (two thirds of the step's cost: 45 -> 15 ms); the full analysis, which the watch asks for
     #: once per placement to name the new piece, keeps the whole reading
     step_networks_only: bool = True
+    #: tall is read from a window zoomed out to a large set's size when the board's pieces
+    #: say the set is large (``vision.set_size``): its short pieces otherwise read tall
+    large_sets: bool = True
     #: the set's two colours as the camera sees them, learned by calibration from the
     #: bodies of its 16 pieces (``vision.crops.BODY_COLOUR_NAMES``): light L, a, b, dark L, a, b,
     #: and the spread within a kind (Lab units); empty when unknown (the built-in profile).

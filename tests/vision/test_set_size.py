@@ -1,0 +1,74 @@
+"""Large piece sets: their short pieces are read short (vision.set_size)."""
+
+import os
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import set_size
+from vision.evaluation import load_truth, score_reading
+from vision.recognizer import Recognizer
+from vision.settings import VisionSettings
+
+DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")
+
+
+def _read(name: str, large_sets: bool):
+    settings = VisionSettings()
+    settings.pieces.large_sets = large_sets
+    reading = Recognizer(settings).analyze(cv2.imread(os.path.join(DATA, name + ".jpg")))
+    return reading, score_reading(reading, load_truth(os.path.join(DATA, name + ".json")), 0.0)
+
+
+def test_a_large_sets_short_pieces_are_read_short():
+    # a set whose short pieces stand 0.92 of a pitch high (4.2 cm on 4.6 cm cells; tall
+    # 9.1 cm), eleven pieces on the board (nine in full view of the camera)
+    _, row = _read("large-set-gigamic", large_sets=True)
+    _, plain = _read("large-set-gigamic", large_sets=False)
+    assert row["attrs_scored"] == 9
+    assert row["tall_right"] >= 8
+    # without the detector, short pieces of this set read tall
+    assert plain["tall_right"] <= 6
+    assert row["cells_right"] > plain["cells_right"]
+
+
+@pytest.mark.parametrize("name", ["full-gigamic-beech-walnut-1", "gigamic-maple-mahogany", "printed-grid-red-white"])
+def test_typical_sets_read_as_without_the_detector(name):
+    on, _ = _read(name, large_sets=True)
+    off, _ = _read(name, large_sets=False)
+    assert on.cells == off.cells
+
+
+def test_the_shipped_detector_loads_and_needs_pieces_to_judge():
+    model = set_size.load_model()
+    assert model["zoom"] == set_size.LARGE_ZOOM
+    # one piece: no judgement, the plain reading stands
+    one = np.zeros(16, bool)
+    one[3] = True
+    assert set_size.board_statistics(one, np.zeros(16), np.zeros(16)) is None
+    assert set_size.large_set_probability(None) == 0.0
+    # every piece read tall plainly and short zoomed out: a large set's short pieces
+    occupied = np.ones(16, bool)
+    assert set_size.large_set_probability(set_size.board_statistics(occupied, np.full(16, 4.0), np.full(16, -4.0))) > \
+        set_size.large_set_probability(set_size.board_statistics(occupied, np.full(16, -4.0), np.full(16, -4.0)))
+
+
+@pytest.mark.parametrize("text", ["not json", '{"version": 99}', '{"version": 1, "statistics": []}'])
+def test_a_broken_detector_file_is_refused_by_name(tmp_path, text):
+    path = tmp_path / "set_size.json"
+    path.write_text(text)
+    with pytest.raises(set_size.SetSizeModelError, match="set_size.json"):
+        set_size.load_model(str(path))
+
+
+def test_without_a_readable_detector_sets_read_as_typical(monkeypatch, capsys):
+    def broken(path=set_size.MODEL_FILE):
+        raise set_size.SetSizeModelError(f"set-size model {path!r} cannot be read: test")
+
+    monkeypatch.setattr(set_size, "load_model", broken)
+    monkeypatch.setattr(set_size, "_model", None)
+    reading, row = _read("large-set-gigamic", large_sets=True)
+    _, plain = _read("large-set-gigamic", large_sets=False)
+    assert reading.found and row["tall_right"] == plain["tall_right"]
+    assert capsys.readouterr().err.count("large piece sets are read as typical ones") == 1

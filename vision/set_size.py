@@ -1,0 +1,197 @@
+"""Large piece sets: reading tall from crops that fit the set's size.
+
+The piece network's crops span a fixed number of cell pitches (``vision.crops``: 1.7 above
+the cell centre). Most sets' short pieces stand 0.45-0.75 of a pitch high and their tall
+ones about twice that; a *large* set's short pieces (0.8-1 pitch) fill the crop as a
+typical set's tall piece does, and are read tall (docs/vision.md, "Session 27": on the
+game stills of large sets the network alone read tall right for 80.8 % of pieces, and
+with the window zoomed out to the set's size for 89-92 %).
+
+No single piece tells a large set's short piece from a typical set's tall one. A board
+does: how the network's tall logits of all its pieces change when the window is zoomed out
+by :data:`LARGE_ZOOM` (a typical set's tall pieces shrink to short; a large set's short
+pieces do, its tall ones stay tall and whole). :func:`large_set_probability` weighs a few
+statistics of both readings (:func:`board_statistics`) with a logistic regression learned
+from rendered boards with truth (``python -m vision.set_size FOLDERS``, which writes
+:data:`MODEL_FILE`); above :data:`THRESHOLD` the tall logits of the zoomed window replace
+the plain ones (``vision.features``). Occupancy and the other attributes always come from
+the plain crops (zoomed, occupancy reads worse: 98.2 -> 94.2 %).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+#: the window zoomed out this many times for a large set (its short pieces, 0.8-1 pitch,
+#: then fill it as a typical set's 0.6-0.75 do)
+LARGE_ZOOM = 1.3
+#: a board whose probability of a large set is above this reads tall from the zoomed window
+#: (cross-validated on the training boards: 0.4 and 0.5 zoom 36 % and 27 % of large sets
+#: and 4 % and 2 % of typical ones; 0.4 read tall better on both)
+THRESHOLD = 0.4
+#: a set whose short pieces stand higher than this (pitches) counts as large in training
+LARGE_SHORT = 0.75
+#: boards with fewer pieces than this are not judged (plain reading): on 2-5 pieces the
+#: detector, cross-validated on the training boards, took 22 % of typical sets for large
+MIN_PIECES = 6
+#: logits are clipped to this before the statistics (one confident cell must not decide)
+CLIP = 10.0
+MODEL_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "set_size.json")
+MODEL_VERSION = 1
+STATISTICS = ("pieces", "plain_p", "plain_pos", "plain_mean", "plain_q25",
+              "zoomed_p", "zoomed_pos", "zoomed_mean", "zoomed_q25")
+
+_model: dict | None = None
+
+
+class SetSizeModelError(ValueError):
+    """The set-size model file is missing, unreadable or of another version."""
+
+
+def board_statistics(occupied: np.ndarray, plain: np.ndarray, zoomed: np.ndarray) -> np.ndarray | None:
+    """``occupied`` (16,) bool, the network's tall logits from the plain and the zoomed
+    window (16,) -> the :data:`STATISTICS` of the occupied cells, or ``None`` when fewer
+    than :data:`MIN_PIECES` are occupied."""
+    m = np.asarray(occupied, bool)
+    if m.sum() < MIN_PIECES:
+        return None
+    out = [m.sum() / 16.0]
+    for t in (plain, zoomed):
+        t = np.clip(np.asarray(t, float)[m], -CLIP, CLIP)
+        out += [float(np.mean(1.0 / (1.0 + np.exp(-t)))), float(np.mean(t > 0)), float(np.mean(t)),
+                float(np.quantile(t, 0.25))]
+    return np.array(out)
+
+
+def load_model(path: str = MODEL_FILE) -> dict:
+    """The logistic regression of :data:`MODEL_FILE` (mean, scale, coef, intercept)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            model = json.load(f)
+    except (OSError, ValueError) as e:
+        raise SetSizeModelError(f"set-size model {path!r} cannot be read: {e}") from None
+    if not isinstance(model, dict) or model.get("version") != MODEL_VERSION or \
+            tuple(model.get("statistics", ())) != STATISTICS:
+        raise SetSizeModelError(f"set-size model {path!r} is not version {MODEL_VERSION} with {STATISTICS}")
+    if model.get("zoom") != LARGE_ZOOM:
+        raise SetSizeModelError(f"set-size model {path!r} was trained for a zoom of {model.get('zoom')!r}, "
+                                f"not {LARGE_ZOOM}")
+    for key in ("mean", "scale", "coef"):
+        if len(model.get(key, ())) != len(STATISTICS):
+            raise SetSizeModelError(f"set-size model {path!r}: {key!r} has the wrong length")
+    return model
+
+
+def default_model() -> dict | None:
+    """The shipped model, read once; ``None`` (with one warning) when it cannot be read:
+    then every set is read as a typical one, as before the detector existed."""
+    global _model
+    if _model is None:
+        try:
+            _model = load_model()
+        except SetSizeModelError as e:
+            print(f"warning: {e}; large piece sets are read as typical ones", file=sys.stderr)
+            _model = {}
+    return _model or None
+
+
+def large_set_probability(stats: np.ndarray | None, model: dict | None = None) -> float:
+    """How likely the board's set is a large one, from :func:`board_statistics` (0 when
+    the board has too few pieces to tell, or no model can be read)."""
+    model = model or default_model()
+    if stats is None or model is None:
+        return 0.0
+    z = (stats - np.asarray(model["mean"])) / np.asarray(model["scale"])
+    s = float(z @ np.asarray(model["coef"]) + model["intercept"])
+    return 1.0 / (1.0 + np.exp(-s))
+
+
+# --- training -------------------------------------------------------------------------------
+def collect(folders: list[str], progress: bool = True):
+    """Per image with truth sizes: ``(statistics, short height in pitches)`` from the
+    network alone on the true board (no mirror: as the watch's per-frame step reads)."""
+    from vision.evaluation import truth_files_under
+    from vision.net import default_net
+    from vision.net_training import truth_crops
+    from vision.settings import VisionSettings
+
+    settings, net = VisionSettings(), default_net()
+    X, y, used = [], [], []
+    for folder in folders:
+        paths = truth_files_under(folder)
+        for i, path in enumerate(paths):
+            with open(path, encoding="utf-8") as f:
+                truth = json.load(f)
+            ps, board = truth.get("piece_set") or {}, truth.get("board") or {}
+            if not ("short_cm" in ps and board.get("pitch_cm")):
+                continue
+            plain = truth_crops(path, settings)
+            if plain is None:
+                continue
+            zoomed = truth_crops(path, settings, zoom=LARGE_ZOOM)
+            a = net.logits(plain[0][0], plain[1][0])
+            b = net.logits(zoomed[0][0], zoomed[1][0])
+            stats = board_statistics(a[:, 0] > 0, a[:, 1], b[:, 1])
+            if stats is not None:
+                X.append(stats)
+                y.append(ps["short_cm"] / board["pitch_cm"])
+                used.append(path)
+            if progress and (i + 1) % 50 == 0:
+                print(f"  {folder}: {i + 1}/{len(paths)} images", file=sys.stderr, flush=True)
+    return np.array(X), np.array(y), used
+
+
+def fit(X: np.ndarray, short: np.ndarray, C: float = 1.0) -> dict:
+    """A logistic regression of "large set" (short pieces above :data:`LARGE_SHORT`)."""
+    from sklearn.linear_model import LogisticRegression
+
+    mean, scale = X.mean(axis=0), X.std(axis=0) + 1e-9
+    large = short > LARGE_SHORT
+    if large.all() or not large.any():
+        raise ValueError("training needs boards of both large and typical sets")
+    clf = LogisticRegression(C=C, max_iter=5000).fit((X - mean) / scale, large)
+    return {"version": MODEL_VERSION, "statistics": list(STATISTICS), "zoom": LARGE_ZOOM,
+            "mean": mean.round(6).tolist(), "scale": scale.round(6).tolist(),
+            "coef": clf.coef_[0].round(6).tolist(), "intercept": round(float(clf.intercept_[0]), 6)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Train the large-set detector (vision/set_size.json) "
+                                             "from rendered boards with truth sizes.")
+    ap.add_argument("folders", nargs="+")
+    ap.add_argument("--out", default=MODEL_FILE)
+    ap.add_argument("--C", type=float, default=1.0, help="inverse penalty of the logistic regression (default 1)")
+    args = ap.parse_args(argv)
+    t0 = time.time()
+    X, short, used = collect(args.folders)
+    if not len(X):
+        print("no images with truth sizes (board.pitch_cm, piece_set.short_cm) in those folders", file=sys.stderr)
+        return 1
+    try:
+        model = fit(X, short, args.C)
+    except ValueError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    model["C"] = args.C
+    model["trained_on"] = {f: sum(os.path.abspath(u).startswith(os.path.join(os.path.abspath(f), ""))
+                                  for u in used) for f in args.folders}
+    model["boards"] = int(len(X))
+    model["large_boards"] = int((short > LARGE_SHORT).sum())
+    p = np.array([large_set_probability(x, model) for x in X])
+    model["training_figures"] = {"large_judged_large": round(float(np.mean(p[short > LARGE_SHORT] > THRESHOLD)), 3),
+                                 "typical_judged_large": round(float(np.mean(p[short <= LARGE_SHORT] > THRESHOLD)), 3)}
+    with open(args.out, "w", encoding="utf-8") as f:
+        json.dump(model, f, indent=1)
+    print(f"{len(X)} boards ({model['large_boards']} of large sets) in {time.time() - t0:.0f} s; "
+          f"on them: {model['training_figures']}; written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
