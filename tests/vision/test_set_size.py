@@ -11,21 +11,24 @@ from vision.evaluation import load_truth, score_reading
 from vision.recognizer import Recognizer
 from vision.settings import VisionSettings
 
-DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")
+TESTS = os.path.dirname(os.path.dirname(__file__))
+DATA = os.path.join(TESTS, "data")
 
 
 def _read(name: str, large_sets: bool):
+    """``name``: a file of tests/data, or ``"large-set"``: tests/data-large-set/gigamic."""
+    base = os.path.join(TESTS, "data-large-set", "gigamic") if name == "large-set" else os.path.join(DATA, name)
     settings = VisionSettings()
     settings.pieces.large_sets = large_sets
-    reading = Recognizer(settings).analyze(cv2.imread(os.path.join(DATA, name + ".jpg")))
-    return reading, score_reading(reading, load_truth(os.path.join(DATA, name + ".json")), 0.0)
+    reading = Recognizer(settings).analyze(cv2.imread(base + ".jpg"))
+    return reading, score_reading(reading, load_truth(base + ".json"), 0.0)
 
 
 def test_a_large_sets_short_pieces_are_read_short():
     # a set whose short pieces stand 0.92 of a pitch high (4.2 cm on 4.6 cm cells; tall
     # 9.1 cm), eleven pieces on the board (nine in full view of the camera)
-    _, row = _read("large-set-gigamic", large_sets=True)
-    _, plain = _read("large-set-gigamic", large_sets=False)
+    _, row = _read("large-set", large_sets=True)
+    _, plain = _read("large-set", large_sets=False)
     assert row["attrs_scored"] == 9
     assert row["tall_right"] >= 8
     # without the detector, short pieces of this set read tall
@@ -68,7 +71,7 @@ def test_without_a_readable_detector_sets_read_as_typical(monkeypatch, capsys):
 
     monkeypatch.setattr(set_size, "load_model", broken)
     monkeypatch.setattr(set_size, "_model", None)
-    reading, row = _read("large-set-gigamic", large_sets=True)
-    _, plain = _read("large-set-gigamic", large_sets=False)
+    reading, row = _read("large-set", large_sets=True)
+    _, plain = _read("large-set", large_sets=False)
     assert reading.found and row["tall_right"] == plain["tall_right"]
     assert capsys.readouterr().err.count("large piece sets are read as typical ones") == 1
