@@ -281,6 +281,9 @@ class PixelTracker(Tracker):
         self._probs: dict[int, np.ndarray] = {}  # cell -> vision's (4,) probabilities when it was placed
         self._heights: dict[int, object] = {}  # cell -> silhouette.Height (or None) of the piece placed there
         self._later: dict[int, list[np.ndarray]] = {}  # cell -> vision's (4,) probabilities at each later placement
+        #: cell -> for its reading when placed and each later one: whether vision judged the
+        #: set a large one then (``BoardReading.large_set``) and read tall accordingly
+        self._large: dict[int, list[bool]] = {}
         self._told: set[int] = set()  # cells whose piece is the one the user said was handed over
         self._frame: np.ndarray | None = None  # the frame being judged
         #: vision's closer look at a frame (``VisionStep.look_closely``: image -> reading or
@@ -303,7 +306,7 @@ class PixelTracker(Tracker):
         #: the first light again, whatever was noted of it (a shadow gone)
         self._first_look: tuple = ({}, ())
 
-    # --- run entries: (t, cells, (signature, probabilities)) ---------------------
+    # --- run entries: (t, cells, (signature, probabilities, set judged large)) ----
     def _extra(self, reading, perm, image):
         self._recent.append(image)  # one a run entry, so that they pair from the end
         if image is None or self.centers is None:
@@ -314,7 +317,7 @@ class PixelTracker(Tracker):
         probs = getattr(reading, "probabilities", None)
         if probs is not None:
             probs = np.asarray(probs, float)[list(perm)]
-        return (signatures(image, self._sig_centers), probs)
+        return (signatures(image, self._sig_centers), probs, bool(getattr(reading, "large_set", None)))
 
     def _rematch(self, t, reading):
         """The board moved: the still view before it did is judged first, where the cells
@@ -365,8 +368,8 @@ class PixelTracker(Tracker):
     def _permute_extra(self, extra, perm):
         if extra is None:
             return None
-        sig, probs = extra
-        return (sig[list(perm)], None if probs is None else probs[list(perm)])
+        sig, probs, large = extra
+        return (sig[list(perm)], None if probs is None else probs[list(perm)], large)
 
     # --- public changes from the user ---------------------------------------------
     def remove(self, cell: int) -> None:
@@ -386,6 +389,7 @@ class PixelTracker(Tracker):
     def new_game(self) -> None:
         super().new_game()
         self._probs, self._heights, self._later, self._told, self._bodies = {}, {}, {}, set(), {}
+        self._large = {}
         self._light, self._light_accepted, self._first_look = np.ones(16), np.ones(16), ({}, ())
         if self._latest is not None:
             self._accept(self._latest)
@@ -538,7 +542,7 @@ class PixelTracker(Tracker):
         if self._close is not None and self._close[0] == key:
             return self._close[1]  # a change judged again in the same still view (flagged, say): looked at once
         reading = self.look(self._lit_as_first(self._frame))
-        self._close = (key,) + self._match_close(reading)
+        self._close = (key,) + self._match_close(reading) + (bool(getattr(reading, "large_set", None)),)
         return self._close[1]
 
     def _match_close(self, reading) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -552,6 +556,15 @@ class PixelTracker(Tracker):
         if len(set(match.tolist())) < 16 or dist[np.arange(16), match].max() > _spacing(self.centers) / 3:
             return None, None
         return np.asarray(reading.probabilities, float)[match], _body_colours(reading, match)
+
+    def _look_large(self, win, close) -> bool:
+        """Whether vision judged the set a large one (``BoardReading.large_set``) in the look
+        :func:`_look` takes: the closer look ``close`` (just taken) where there is one, else
+        most of the steady window's readings."""
+        if close is not None:
+            return self._close is not None and self._close[3]
+        judged = [e[2][2] for e in win if e[2][1] is not None]
+        return 2 * sum(judged) > len(judged)
 
     def _keep_body(self, cell: int, close) -> None:
         """Remember the body colour the closer look ``close`` (just taken) saw on ``cell``."""
@@ -568,6 +581,7 @@ class PixelTracker(Tracker):
         probs = [e[2][1] for e in win if e[2][1] is not None]
         if probs or close is not None:
             self._probs[cell] = _look(cell, probs, close)
+            self._large[cell] = [self._look_large(win, close)]
             self._bodies.pop(cell, None)
             self._keep_body(cell, close)
             self._heights[cell] = self._measure(cell)
@@ -988,6 +1002,7 @@ class PixelTracker(Tracker):
         self._told.discard(cell)
         self._later.pop(cell, None)
         self._probs.pop(cell, None)
+        self._large.pop(cell, None)
         self._heights.pop(cell, None)
         self._bodies.pop(cell, None)
 
@@ -1031,7 +1046,13 @@ class PixelTracker(Tracker):
         tall, dark = self.cues()
         out = {}
         for cell, probs in self._probs.items():
-            z = np.mean([_logit(q) for q in [probs] + self._later.get(cell, [])], axis=0)
+            looks = [_logit(q) for q in [probs] + self._later.get(cell, [])]
+            z = np.mean(looks, axis=0)
+            large = self._large.get(cell, [])
+            if any(large) and len(large) == len(looks):
+                # a board judged to hold a large set read tall from a window fit for it; a
+                # board of too few pieces to judge read its short pieces as tall ones
+                z[0] = np.mean([q[0] for q, b in zip(looks, large) if b])
             z[0] += tall.get(cell, 0.0)
             z[1] += dark.get(cell, 0.0)
             if self.set_colours and self._bodies.get(cell):
@@ -1079,6 +1100,7 @@ class PixelTracker(Tracker):
                     look = look.copy()
                     look[2:4] = self._probs[r][2:4]
                 self._later.setdefault(r, []).append(look)
+                self._large.setdefault(r, [False]).append(self._look_large(win, close))
                 self._keep_body(r, close)
 
     def _hidden_top(self, cell: int) -> bool:

@@ -350,12 +350,14 @@ class _Sampler:
 
 
 def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarray | None = None,
-                       mirror: bool | None = None, only_net: bool = False) -> np.ndarray:
+                       mirror: bool | None = None, only_net: bool = False, info: dict | None = None) -> np.ndarray:
     """:func:`cell_features` on an image already at working scale, ``H`` board -> ``work``
     pixels (``grey``: its grey copy, when the caller has one; ``mirror``: whether the piece
     network also reads the board mirrored, default ``settings.pieces.mirror_average``;
     ``only_net``: only the network's logits, every other column 0, for models that read
-    the networks alone: the hand-made measurements are most of the per-frame cost).
+    the networks alone: the hand-made measurements are most of the per-frame cost;
+    ``info``: a dict given gets ``"large_set"``: whether tall was read as of a large set,
+    ``None`` when the board had too few pieces to judge, ``vision.set_size``).
     Returns ``(16, D)``."""
     ps = settings.pieces
     if settings.camera.pinhole:
@@ -368,7 +370,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     lean = vertical_displacements(H, work.shape)
     if only_net:
         out = np.zeros((16, len(FEATURE_NAMES)))
-        _net_logits(out, work, H, lean, ps, mirror)
+        _net_logits(out, work, H, lean, ps, mirror, info)
         return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)
     view = LocalView(H, work.shape, lean=lean)
     tilt = float(np.median(view.tilt_deg))
@@ -526,7 +528,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     for name, v in cols.items():
         out[:, FEATURE_INDEX[name]] = v
     k0 = FEATURE_INDEX[CROP_FEATURE_NAMES[0]]
-    crops = _net_logits(out, work, H, lean, ps, mirror)
+    crops = _net_logits(out, work, H, lean, ps, mirror, info)
     k2 = FEATURE_INDEX[BODY_COLOUR_NAMES[0]]
     out[:, k0:k0 + len(CROP_FEATURE_NAMES)], out[:, k2:k2 + len(BODY_COLOUR_NAMES)] = crop_features(
         crops, top_down_patches(frame_grey, H))
@@ -540,7 +542,8 @@ def body_colours(features) -> np.ndarray:
     return np.asarray(features, float)[:, k:k + len(BODY_COLOUR_NAMES)]
 
 
-def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirror: bool | None) -> np.ndarray:
+def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirror: bool | None,
+                info: dict | None = None) -> np.ndarray:
     """The piece network's logits of every cell written into ``out``'s ``net_*`` columns;
     returns the plain upright crops (``vision.crops.cell_crops``, not stretched for a
     network told the geometry), which the hand-made crop features measure."""
@@ -572,7 +575,10 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
         # its size (vision.set_size); occupancy and the rest stay as read
         zoomed = read(cell_crops(work, H, vertical, zoom=set_size.LARGE_ZOOM))[:, 1]
         stats = set_size.board_statistics(logits[:, 0] > 0, logits[:, 1], zoomed)
-        if set_size.large_set_probability(stats) > set_size.THRESHOLD:
+        large = bool(set_size.large_set_probability(stats) > set_size.THRESHOLD)
+        if large:
             logits[:, 1] = zoomed
+        if info is not None:
+            info["large_set"] = None if stats is None else large
     out[:, k1:k1 + len(NET_FEATURE_NAMES)] = logits
     return plain

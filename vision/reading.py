@@ -46,6 +46,8 @@ class BoardReading:
                      moved differently since the last still view than the board's place
                      did since it was set (a camera creeping, followed once it adds up):
                      the picture's move since that view. ``None``: the same as ``motion``.
+    ``large_set``    whether tall was read as of a large piece set (``vision.set_size``);
+                     ``None``: not judged (too few pieces, or not read).
     ``details``      how the board was found (``"method"``: ``"lattice"`` or
                      ``"outline"``, ``"cells_seen"``, ``"support"``), for diagnosis.
     """
@@ -66,6 +68,7 @@ class BoardReading:
     details: dict = field(default_factory=dict)
     motion: np.ndarray | None = None
     picture_motion: np.ndarray | None = None
+    large_set: bool | None = None
 
     def __bool__(self) -> bool:
         return self.found

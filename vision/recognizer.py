@@ -466,7 +466,8 @@ class Recognizer:
                     grey=None, mirror: bool | None = None, step: bool = False):
         st = self.settings
         models = self._step_models if step else self.models
-        feats = features_from_work(work, H_work, st, grey, mirror=mirror, only_net=self._only_net[step])
+        info = {}
+        feats = features_from_work(work, H_work, st, grey, mirror=mirror, only_net=self._only_net[step], info=info)
         t = _lap(timings, "features", t)
         probs = predict_proba(feats, models)
         occupied = probs[:, 0] > st.pieces.occupied_threshold
@@ -481,6 +482,7 @@ class Recognizer:
                 cells[i] = keep.cells[i]
         reading.cells = cells
         reading.features = feats
+        reading.large_set = info.get("large_set")
         reading.probabilities = probs
         reading.confidence = _confidence(cells, probs)
         _lap(timings, "pieces", t)

@@ -539,6 +539,43 @@ def test_an_earlier_misread_is_read_again_when_vision_later_sees_it_better():
     assert tr.board[9] == 0xC
 
 
+class JudgedLargeLater(ReadsOtherwiseLater):
+    """:class:`ReadsOtherwiseLater` whose readings, once cell ``when`` holds a piece, judge
+    the set a large one (``BoardReading.large_set``: tall read from a window fit for it)
+    when ``large`` is set."""
+
+    def __init__(self, given, cell, when, later, large):
+        super().__init__(given, cell, when, later)
+        self.large = large
+
+    def read(self, cells, obstructed=False):
+        r = super().read(cells, obstructed)
+        r.large_set = True if self.large and cells[self.when] is not None else None
+        return r
+
+
+@pytest.mark.parametrize("large", [True, False])
+def test_tall_read_before_the_set_was_judged_large_gives_way_to_readings_after(large):
+    # a large set's short piece C (short light square hollow) on cell 9 reads tall while few
+    # pieces stand on the board (vision cannot judge the set's size from them: D); with the
+    # next piece vision judges the set large and reads cell 9 short, not by much. Only
+    # readings of the set as large count for tall then, so cell 9 becomes C. The same two
+    # readings without that judgement average out tall: D stays.
+    b2 = empty()
+    b2[9] = 0xC
+    b3 = list(b2)
+    b3[3] = 0x4
+    vision = JudgedLargeLater({9: [0.9, 0.1, 0.9, 0.9]}, 9, 3, [0.95, 0.2, 0.1, 0.9, 0.9], large)
+    tr, events = follow(one_placement(b2) + [(b2, [3], True, 1.0), (b3, None, False, 2.0)], vision)
+    kinds = [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")]
+    if large:
+        assert kinds == [("placed", 9, 0xD, {}), ("reread", None, None, {9: (0xD, 0xC)}), ("placed", 3, 0x4, {})]
+        assert tr.board[9] == 0xC
+    else:
+        assert kinds == [("placed", 9, 0xD, {}), ("placed", 3, 0x4, {})]
+        assert tr.board[9] == 0xD
+
+
 def test_a_piece_whose_top_a_tall_piece_set_in_front_hides_keeps_its_top_as_first_read():
     # game26: two tall light square pieces, one behind the other; once the hollow one stood in
     # front, vision read the top of the one behind as hollow too (it sees the front piece's

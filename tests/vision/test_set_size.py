@@ -75,3 +75,11 @@ def test_without_a_readable_detector_sets_read_as_typical(monkeypatch, capsys):
     _, plain = _read("large-set", large_sets=False)
     assert reading.found and row["tall_right"] == plain["tall_right"]
     assert capsys.readouterr().err.count("large piece sets are read as typical ones") == 1
+
+
+def test_the_reading_says_whether_the_set_was_judged_large():
+    large, _ = _read("large-set", large_sets=True)
+    typical, _ = _read("printed-grid-red-white", large_sets=True)  # 11 pieces of a typical set
+    empty, _ = _read("gigamic-empty", large_sets=True)
+    assert large.large_set is True and typical.large_set is False
+    assert empty.found and empty.large_set is None  # no pieces: nothing to judge
