@@ -569,7 +569,7 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
         return logits
 
     logits = read(crops)
-    if ps.large_sets and not net.has_geometry:
+    if ps.large_sets and not net.has_geometry and (logits[:, 0] > 0).sum() >= set_size.MIN_PIECES:
         # a large set's short pieces fill the plain window as a typical set's tall ones do:
         # when the board says the set is large, tall is read from a window zoomed out to
         # its size (vision.set_size); occupancy and the rest stay as read
