@@ -15,7 +15,9 @@ statistics of both readings (:func:`board_statistics`) with a logistic regressio
 from rendered boards with truth (``python -m vision.set_size FOLDERS``, which writes
 :data:`MODEL_FILE`); above :data:`THRESHOLD` the tall logits of the zoomed window replace
 the plain ones (``vision.features``). Occupancy and the other attributes always come from
-the plain crops (zoomed, occupancy reads worse: 98.2 -> 94.2 %).
+the plain crops (zoomed, occupancy reads worse: 98.2 -> 94.2 %). The model is trained on the
+network's single look (as the per-frame step reads); the full analysis judges from the mean
+of the look and its mirror, which only smooths the statistics.
 """
 
 from __future__ import annotations
