@@ -44,7 +44,9 @@ FORMAT = "quarto-assist-profile"
 #: 3: vision settings ``pieces.step_networks_only`` and ``pieces.set_colours`` (the set's
 #: two colours, which calibration now writes for the watch); a version-2 reader refuses
 #: unknown settings.
-VERSION = 3
+#: 4: vision setting ``pieces.set_size`` ("auto", or "large" / "typical" when the set's size
+#: is known; ``vision.set_size``).
+VERSION = 4
 
 
 def _from_version_1(data: dict) -> dict:
@@ -58,10 +60,15 @@ def _from_version_2(data: dict) -> dict:
     return data
 
 
+def _from_version_3(data: dict) -> dict:
+    """Version 3 -> 4: nothing to change (the set's size is judged on each board, "auto")."""
+    return data
+
+
 #: old version -> function turning a dict of that version into one of version + 1.
 #: Version 1 is the first published format; older numbers were never written by a
 #: release. Add an entry here with each bump.
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _from_version_1, 2: _from_version_2}
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _from_version_1, 2: _from_version_2, 3: _from_version_3}
 
 #: A committed profile built from training renders of wooden sets (see docs/calibration.md);
 #: when absent, the built-in default is vision's own default settings.

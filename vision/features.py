@@ -569,16 +569,22 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
         return logits
 
     logits = read(crops)
-    if ps.large_sets and not net.has_geometry and (logits[:, 0] > 0).sum() >= set_size.MIN_PIECES:
-        # a large set's short pieces fill the plain window as a typical set's tall ones do:
-        # when the board says the set is large, tall is read from a window zoomed out to
-        # its size (vision.set_size); occupancy and the rest stay as read
+    # a large set's short pieces fill the plain window as a typical set's tall ones do: when
+    # the set is large (known, or judged from a board of enough pieces), tall is read from a
+    # window zoomed out to its size (vision.set_size); occupancy and the rest stay as read
+    large = None
+    if net.has_geometry or ps.set_size == "typical":
+        pass
+    elif ps.set_size == "large":
+        logits[:, 1] = read(cell_crops(work, H, vertical, zoom=set_size.LARGE_ZOOM))[:, 1]
+        large = True
+    elif (logits[:, 0] > 0).sum() >= set_size.MIN_PIECES:
         zoomed = read(cell_crops(work, H, vertical, zoom=set_size.LARGE_ZOOM))[:, 1]
         stats = set_size.board_statistics(logits[:, 0] > 0, logits[:, 1], zoomed)
         large = bool(set_size.large_set_probability(stats) > set_size.THRESHOLD)
         if large:
             logits[:, 1] = zoomed
-        if info is not None:
-            info["large_set"] = None if stats is None else large
+    if info is not None:
+        info["large_set"] = large
     out[:, k1:k1 + len(NET_FEATURE_NAMES)] = logits
     return plain

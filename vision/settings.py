@@ -380,9 +380,12 @@ class PieceSettings:
     #: (two thirds of the step's cost: 45 -> 15 ms); the full analysis, which the watch asks for
     #: once per placement to name the new piece, keeps the whole reading
     step_networks_only: bool = True
-    #: tall is read from a window zoomed out to a large set's size when the board's pieces
-    #: say the set is large (``vision.set_size``): its short pieces otherwise read tall
-    large_sets: bool = True
+    #: the piece set's size (``vision.set_size``): "auto": judged from each board of 6 or more
+    #: pieces, tall read from a window zoomed out to a large set's size when the board says
+    #: the set is large (its short pieces otherwise read tall); "large" / "typical": known
+    #: (calibration judges it from its photos of all 16 pieces), tall read zoomed out on
+    #: every board / never
+    set_size: str = "auto"
     #: the set's two colours as the camera sees them, learned by calibration from the
     #: bodies of its 16 pieces (``vision.crops.BODY_COLOUR_NAMES``): light L, a, b, dark L, a, b,
     #: and the spread within a kind (Lab units); empty when unknown (the built-in profile).
@@ -560,10 +563,15 @@ def _check_value(name: str, default: Any, v: Any) -> Any:
             raise bad
         return v
     if isinstance(default, str):
-        if not isinstance(v, str):
-            raise bad
+        if not isinstance(v, str) or (name in CHOICES and v not in CHOICES[name]):
+            raise SettingsError(f"bad value for vision setting {name}: {v!r:.80} (expected "
+                                f"{' or '.join(repr(c) for c in CHOICES.get(name, (default,)))})")
         return v
     return v
+
+
+#: settings that take one of a few words
+CHOICES = {"pieces.set_size": ("auto", "large", "typical")}
 
 
 def override_argument(assignment: str) -> str:
