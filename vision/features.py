@@ -357,7 +357,8 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     ``only_net``: only the network's logits, every other column 0, for models that read
     the networks alone: the hand-made measurements are most of the per-frame cost;
     ``info``: a dict given gets ``"large_set"``: whether tall was read as of a large set,
-    ``None`` when the board had too few pieces to judge, ``vision.set_size``).
+    ``None`` when not judged: too few pieces, or ``settings.pieces.set_size`` "typical";
+    ``vision.set_size``).
     Returns ``(16, D)``."""
     ps = settings.pieces
     if settings.camera.pinhole:
