@@ -34,8 +34,8 @@ import numpy as np
 #: then fill it as a typical set's 0.6-0.75 do)
 LARGE_ZOOM = 1.3
 #: a board whose probability of a large set is above this reads tall from the zoomed window
-#: (cross-validated on the training boards: 0.4 and 0.5 zoom 36 % and 27 % of large sets
-#: and 4 % and 2 % of typical ones; 0.4 read tall better on both)
+#: (cross-validated on the training boards of 2+ pieces: 0.4 and 0.5 zoom 36 % and 27 % of
+#: large sets and 4 % and 2 % of typical ones; 0.4 read tall better on both)
 THRESHOLD = 0.4
 #: a set whose short pieces stand higher than this (pitches) counts as large in training
 LARGE_SHORT = 0.75
