@@ -12,7 +12,7 @@ does: how the network's tall logits of all its pieces change when the window is 
 by :data:`LARGE_ZOOM` (a typical set's tall pieces shrink to short; a large set's short
 pieces do, its tall ones stay tall and whole). :func:`large_set_probability` weighs a few
 statistics of both readings (:func:`board_statistics`) with a logistic regression learned
-from rendered boards with truth (``python -m vision.set_size FOLDERS``, which writes
+from rendered boards with truth (``python -m vision.set_size_training FOLDERS``, which writes
 :data:`MODEL_FILE`); above :data:`THRESHOLD` the tall logits of the zoomed window replace
 the plain ones (``vision.features``). Occupancy and the other attributes always come from
 the plain crops (zoomed, occupancy reads worse: 98.2 -> 94.2 %). The model is trained on the
@@ -22,11 +22,9 @@ of the look and its mirror, which only smooths the statistics.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -112,88 +110,3 @@ def large_set_probability(stats: np.ndarray | None, model: dict | None = None) -
     z = (stats - np.asarray(model["mean"])) / np.asarray(model["scale"])
     s = float(z @ np.asarray(model["coef"]) + model["intercept"])
     return 1.0 / (1.0 + np.exp(-s))
-
-
-# --- training -------------------------------------------------------------------------------
-def collect(folders: list[str], progress: bool = True):
-    """Per image with truth sizes: ``(statistics, short height in pitches)`` from the
-    network alone on the true board (no mirror: as the watch's per-frame step reads)."""
-    from vision.evaluation import truth_files_under
-    from vision.net import default_net
-    from vision.net_training import truth_crops
-    from vision.settings import VisionSettings
-
-    settings, net = VisionSettings(), default_net()
-    X, y, used = [], [], []
-    for folder in folders:
-        paths = truth_files_under(folder)
-        for i, path in enumerate(paths):
-            with open(path, encoding="utf-8") as f:
-                truth = json.load(f)
-            ps, board = truth.get("piece_set") or {}, truth.get("board") or {}
-            if not ("short_cm" in ps and board.get("pitch_cm")):
-                continue
-            plain = truth_crops(path, settings)
-            if plain is None:
-                continue
-            zoomed = truth_crops(path, settings, zoom=LARGE_ZOOM)
-            a = net.logits(plain[0][0], plain[1][0])
-            b = net.logits(zoomed[0][0], zoomed[1][0])
-            stats = board_statistics(a[:, 0] > 0, a[:, 1], b[:, 1])
-            if stats is not None:
-                X.append(stats)
-                y.append(ps["short_cm"] / board["pitch_cm"])
-                used.append(path)
-            if progress and (i + 1) % 50 == 0:
-                print(f"  {folder}: {i + 1}/{len(paths)} images", file=sys.stderr, flush=True)
-    return np.array(X), np.array(y), used
-
-
-def fit(X: np.ndarray, short: np.ndarray, C: float = 1.0) -> dict:
-    """A logistic regression of "large set" (short pieces above :data:`LARGE_SHORT`)."""
-    from sklearn.linear_model import LogisticRegression
-
-    mean, scale = X.mean(axis=0), X.std(axis=0) + 1e-9
-    large = short > LARGE_SHORT
-    if large.all() or not large.any():
-        raise ValueError("training needs boards of both large and typical sets")
-    clf = LogisticRegression(C=C, max_iter=5000).fit((X - mean) / scale, large)
-    return {"version": MODEL_VERSION, "statistics": list(STATISTICS), "zoom": LARGE_ZOOM,
-            "mean": mean.round(6).tolist(), "scale": scale.round(6).tolist(),
-            "coef": clf.coef_[0].round(6).tolist(), "intercept": round(float(clf.intercept_[0]), 6)}
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="Train the large-set detector (vision/set_size.json) "
-                                             "from rendered boards with truth sizes.")
-    ap.add_argument("folders", nargs="+")
-    ap.add_argument("--out", default=MODEL_FILE)
-    ap.add_argument("--C", type=float, default=1.0, help="inverse penalty of the logistic regression (default 1)")
-    args = ap.parse_args(argv)
-    t0 = time.time()
-    X, short, used = collect(args.folders)
-    if not len(X):
-        print("no images with truth sizes (board.pitch_cm, piece_set.short_cm) in those folders", file=sys.stderr)
-        return 1
-    try:
-        model = fit(X, short, args.C)
-    except ValueError as e:
-        print(str(e), file=sys.stderr)
-        return 1
-    model["C"] = args.C
-    model["trained_on"] = {f: sum(os.path.abspath(u).startswith(os.path.join(os.path.abspath(f), ""))
-                                  for u in used) for f in args.folders}
-    model["boards"] = int(len(X))
-    model["large_boards"] = int((short > LARGE_SHORT).sum())
-    p = np.array([large_set_probability(x, model) for x in X])
-    model["training_figures"] = {"large_judged_large": round(float(np.mean(p[short > LARGE_SHORT] > THRESHOLD)), 3),
-                                 "typical_judged_large": round(float(np.mean(p[short <= LARGE_SHORT] > THRESHOLD)), 3)}
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump(model, f, indent=1)
-    print(f"{len(X)} boards ({model['large_boards']} of large sets) in {time.time() - t0:.0f} s; "
-          f"on them: {model['training_figures']}; written to {args.out}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -94,3 +94,18 @@ def test_a_set_known_to_be_large_is_read_zoomed_out_on_any_board():
     assert empty.found and empty.large_set is True
     typical, _ = _read("large-set", set_size="typical")
     assert typical.large_set is None
+
+
+def test_the_training_command_writes_a_detector_that_is_read_back(tmp_path, capsys):
+    from vision import set_size_training
+
+    out = tmp_path / "set_size.json"
+    assert set_size_training.main([DATA, os.path.join(TESTS, "data-large-set"), "--out", str(out)]) == 0
+    model = set_size.load_model(str(out))
+    assert model["boards"] >= 10 and model["large_boards"] >= 1
+    assert model["trained_on"][os.path.join(TESTS, "data-large-set")] == 1
+    # without the truth sizes it needs, it says so and writes nothing
+    empty = tmp_path / "none"
+    empty.mkdir()
+    assert set_size_training.main([str(empty), "--out", str(tmp_path / "no.json")]) == 1
+    assert "truth sizes" in capsys.readouterr().err and not (tmp_path / "no.json").exists()
