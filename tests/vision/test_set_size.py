@@ -15,11 +15,11 @@ TESTS = os.path.dirname(os.path.dirname(__file__))
 DATA = os.path.join(TESTS, "data")
 
 
-def _read(name: str, set_size: str = "auto"):
+def _read(name: str, size: str = "auto"):
     """``name``: a file of tests/data, or ``"large-set"``: tests/data-large-set/gigamic."""
     base = os.path.join(TESTS, "data-large-set", "gigamic") if name == "large-set" else os.path.join(DATA, name)
     settings = VisionSettings()
-    settings.pieces.set_size = set_size
+    settings.pieces.set_size = size
     reading = Recognizer(settings).analyze(cv2.imread(base + ".jpg"))
     return reading, score_reading(reading, load_truth(base + ".json"), 0.0)
 
@@ -27,8 +27,8 @@ def _read(name: str, set_size: str = "auto"):
 def test_a_large_sets_short_pieces_are_read_short():
     # a set whose short pieces stand 0.92 of a pitch high (4.2 cm on 4.6 cm cells; tall
     # 9.1 cm), eleven pieces on the board (nine in full view of the camera)
-    _, row = _read("large-set", set_size="auto")
-    _, plain = _read("large-set", set_size="typical")
+    _, row = _read("large-set", size="auto")
+    _, plain = _read("large-set", size="typical")
     assert row["attrs_scored"] == 9
     assert row["tall_right"] >= 8
     # without the detector, short pieces of this set read tall
@@ -38,8 +38,8 @@ def test_a_large_sets_short_pieces_are_read_short():
 
 @pytest.mark.parametrize("name", ["full-gigamic-beech-walnut-1", "gigamic-maple-mahogany", "printed-grid-red-white"])
 def test_typical_sets_read_as_without_the_detector(name):
-    on, _ = _read(name, set_size="auto")
-    off, _ = _read(name, set_size="typical")
+    on, _ = _read(name, size="auto")
+    off, _ = _read(name, size="typical")
     assert on.cells == off.cells
 
 
@@ -71,16 +71,16 @@ def test_without_a_readable_detector_sets_read_as_typical(monkeypatch, capsys):
 
     monkeypatch.setattr(set_size, "load_model", broken)
     monkeypatch.setattr(set_size, "_model", None)
-    reading, row = _read("large-set", set_size="auto")
-    _, plain = _read("large-set", set_size="typical")
+    reading, row = _read("large-set", size="auto")
+    _, plain = _read("large-set", size="typical")
     assert reading.found and row["tall_right"] == plain["tall_right"]
     assert capsys.readouterr().err.count("large piece sets are read as typical ones") == 1
 
 
 def test_the_reading_says_whether_the_set_was_judged_large():
-    large, _ = _read("large-set", set_size="auto")
-    typical, _ = _read("printed-grid-red-white", set_size="auto")  # 11 pieces of a typical set
-    empty, _ = _read("gigamic-empty", set_size="auto")
+    large, _ = _read("large-set", size="auto")
+    typical, _ = _read("printed-grid-red-white", size="auto")  # 11 pieces of a typical set
+    empty, _ = _read("gigamic-empty", size="auto")
     assert large.large_set is True and typical.large_set is False
     assert empty.found and empty.large_set is None  # no pieces: nothing to judge
 
@@ -88,11 +88,11 @@ def test_the_reading_says_whether_the_set_was_judged_large():
 def test_a_set_known_to_be_large_is_read_zoomed_out_on_any_board():
     # pieces.set_size "large" (a profile may say so): every board reads tall zoomed out, and
     # says so, however few pieces stand on it
-    known, row = _read("large-set", set_size="large")
+    known, row = _read("large-set", size="large")
     assert known.large_set is True and row["tall_right"] >= 8
-    empty, _ = _read("gigamic-empty", set_size="large")
+    empty, _ = _read("gigamic-empty", size="large")
     assert empty.found and empty.large_set is True
-    typical, _ = _read("large-set", set_size="typical")
+    typical, _ = _read("large-set", size="typical")
     assert typical.large_set is None
 
 
