@@ -1048,8 +1048,8 @@ class PixelTracker(Tracker):
         for cell, probs in self._probs.items():
             looks = [_logit(q) for q in [probs] + self._later.get(cell, [])]
             z = np.mean(looks, axis=0)
-            large = self._large.get(cell, [])
-            if any(large) and len(large) == len(looks):
+            large = self._large[cell]  # one per look
+            if any(large):
                 # a board judged to hold a large set read tall from a window fit for it; a
                 # board of too few pieces to judge read its short pieces as tall ones
                 z[0] = np.mean([q[0] for q, b in zip(looks, large) if b])
@@ -1100,7 +1100,7 @@ class PixelTracker(Tracker):
                     look = look.copy()
                     look[2:4] = self._probs[r][2:4]
                 self._later.setdefault(r, []).append(look)
-                self._large.setdefault(r, [False]).append(self._look_large(win, close))
+                self._large[r].append(self._look_large(win, close))
                 self._keep_body(r, close)
 
     def _hidden_top(self, cell: int) -> bool:

@@ -574,15 +574,11 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
     # the set is large (known, or judged from a board of enough pieces), tall is read from a
     # window zoomed out to its size (vision.set_size); occupancy and the rest stay as read
     large = None
-    if net.has_geometry or ps.set_size == "typical":
-        pass
-    elif ps.set_size == "large":
-        logits[:, 1] = read(cell_crops(work, H, vertical, zoom=set_size.LARGE_ZOOM))[:, 1]
-        large = True
-    elif (logits[:, 0] > 0).sum() >= set_size.MIN_PIECES:
+    judge = ps.set_size == "auto" and (logits[:, 0] > 0).sum() >= set_size.MIN_PIECES
+    if not net.has_geometry and (judge or ps.set_size == "large"):
         zoomed = read(cell_crops(work, H, vertical, zoom=set_size.LARGE_ZOOM))[:, 1]
-        stats = set_size.board_statistics(logits[:, 0] > 0, logits[:, 1], zoomed)
-        large = bool(set_size.large_set_probability(stats) > set_size.THRESHOLD)
+        stats = set_size.board_statistics(logits[:, 0] > 0, logits[:, 1], zoomed) if judge else None
+        large = not judge or bool(set_size.large_set_probability(stats) > set_size.THRESHOLD)
         if large:
             logits[:, 1] = zoomed
     if info is not None:
