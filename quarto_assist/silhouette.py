@@ -263,18 +263,18 @@ def tall_log_odds(heights: dict, tall_prob: dict) -> dict:
     return out
 
 
-def _two_groups(x: np.ndarray, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def _two_groups(x: np.ndarray, rank: np.ndarray, least: int = 2) -> tuple[np.ndarray, np.ndarray] | None:
     """Two-means of the rows of ``x`` (n, d), started from the rows lowest and highest in
     ``rank`` (n,): ``(high, centres)``, ``high`` (n,) bool for the rows nearer the group
     started from the highest, ``centres`` (2, d) the low group's mean and the high one's;
-    ``None`` when a group would hold fewer than two rows or a row is not clearly nearer its
-    own group (``SPLIT_SHARE``)."""
-    if len(x) < 4:
+    ``None`` when a group would hold fewer than ``least`` rows or a row is not clearly
+    nearer its own group (``SPLIT_SHARE``)."""
+    if len(x) < 2 * least:
         return None
     centres = np.stack([x[rank.argmin()], x[rank.argmax()]])
     for _ in range(10):
         high = np.linalg.norm(x - centres[1], axis=1) < np.linalg.norm(x - centres[0], axis=1)
-        if min(high.sum(), (~high).sum()) < 2:
+        if min(high.sum(), (~high).sum()) < least:
             return None  # one piece alone is no kind of the set: a glint or a shadow, maybe
         centres = np.stack([x[~high].mean(0), x[high].mean(0)])
     own = np.linalg.norm(x - centres[np.where(high, 1, 0)], axis=1)
@@ -297,20 +297,96 @@ def two_heights(v: np.ndarray) -> np.ndarray | None:
     return got[0].astype(float)
 
 
-def two_colours(x: np.ndarray) -> np.ndarray | None:
+def two_colours(x: np.ndarray, least: int = 2) -> np.ndarray | None:
     """The other pieces' Lab colours ``x`` (n, 3) split into the set's two colours by the
     colours alone: (n,) 1.0 for the darker group, 0.0 for the lighter, or ``None`` when
     they do not fall clearly into two (:func:`_two_groups`, started from the darkest and
     the lightest piece), or the groups lie less than ``SPLIT_GAP`` apart in colour or
-    ``SPLIT_L`` in lightness. A set's two kinds are two colours, and dark is the darker of them."""
+    ``SPLIT_L`` in lightness; each group holds ``least`` pieces at least. A set's two kinds
+    are two colours, and dark is the darker of them."""
     x = np.asarray(x, float)
-    got = _two_groups(x, x[:, 0])
+    got = _two_groups(x, x[:, 0], least)
     if got is None:
         return None
     light, centres = got
     if np.linalg.norm(centres[1] - centres[0]) < SPLIT_GAP or centres[1][0] - centres[0][0] < SPLIT_L:
         return None
     return (~light).astype(float)
+
+
+#: vision is sure of a piece's colour at this probability or its complement: such a piece
+#: alone may stand for its kind in the game's colours (its readings at 0.02-0.98 are capped)
+SURE = 0.05
+
+
+def _kinds_with_a_sure_one(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> np.ndarray | None:
+    """The other pieces' colours ``x`` (n, 3) and the new piece's ``v`` split into two by
+    the colours alone (:func:`two_colours`) where one kind holds a single other piece that
+    vision is sure of (``SURE``, ``p`` (n,) its dark probabilities): (n,) 1.0 for the darker
+    group, 0.0 for the lighter, or ``None``. One piece alone may be a glint or a shadow; one
+    that vision reads surely as the kind its colour puts it in is not (game75's light
+    orange and brown set: the first light piece, read light at 0.00, is the only one of its
+    kind when the third dark one comes, which vision read light)."""
+    both = two_colours(np.vstack([x, v]), least=1)
+    if both is None:
+        return None
+    for kind in (0.0, 1.0):
+        members = np.flatnonzero(both == kind)
+        if len(members) >= 2:
+            continue
+        if members[0] == len(x):
+            return None  # the new piece alone of its kind: nothing to weigh it against
+        if not (p[members[0]] >= 1 - SURE if kind else p[members[0]] <= SURE):
+            return None
+    return both[:-1]
+
+
+def _unlike_one_kind(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> bool | None:
+    """Whether the new piece (Lab ``v``) is dark, when every other piece (``x`` (n, 3)) is
+    of one kind that vision is sure of (``p`` (n,) their dark probabilities, ``SURE``) and
+    the new piece's colour lies clearly apart from theirs (``SPLIT_GAP`` from their mean,
+    each of them within ``SPLIT_SHARE`` of that gap from it) on the other kind's side in
+    lightness (``SPLIT_L``): then it is the other kind. ``None`` when that does not hold
+    (game71: its second piece, light, was read dark at 0.81 beside a dark first piece 48 L*
+    darker)."""
+    sure_dark, sure_light = bool((p >= 1 - SURE).all()), bool((p <= SURE).all())
+    if not (sure_dark or sure_light):
+        return None
+    m = x.mean(0)
+    gap = float(np.linalg.norm(v - m))
+    if gap < SPLIT_GAP or (np.linalg.norm(x - m, axis=1) > SPLIT_SHARE * gap).any():
+        return None
+    if sure_dark and v[0] - m[0] >= SPLIT_L:
+        return False
+    if sure_light and m[0] - v[0] >= SPLIT_L:
+        return True
+    return None
+
+
+def _weighed_against_kinds(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> float | None:
+    """Log odds that the new piece (Lab ``v``) is dark, weighed against the mean colour of
+    each kind among the other pieces (``x`` (n, 3), ``p`` (n,) vision's dark probabilities),
+    or ``None`` while both kinds have not been seen (see :func:`dark_log_odds`)."""
+    q = two_colours(x) if len(x) >= 2 else None
+    if q is None and len(x) >= 2:
+        # one other piece alone is no kind of the set, but the new piece may be the
+        # second of its kind: two pieces alike and unlike the rest are one
+        both = two_colours(np.vstack([x, v]))
+        q = both[:-1] if both is not None else None
+    if q is None and len(x) >= 2:
+        q = _kinds_with_a_sure_one(x, v, p)
+    if q is None:
+        q = p
+    q = np.clip(q, 0.02, 0.98)
+    wd, wl = q.sum(), (1 - q).sum()
+    if wd < 0.8 or wl < 0.8:
+        return None
+    md = (q[:, None] * x).sum(0) / wd
+    ml = ((1 - q)[:, None] * x).sum(0) / wl
+    spread = ((q[:, None] * (x - md) ** 2).sum() + ((1 - q)[:, None] * (x - ml) ** 2).sum()) / (3 * (wd + wl))
+    var = max(float(spread), COLOUR_SD ** 2)
+    llr = (((v - ml) ** 2).sum() - ((v - md) ** 2).sum()) / (2 * var)
+    return float(np.clip(llr, -GAME_COLOUR_CAP, GAME_COLOUR_CAP))
 
 
 def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
@@ -321,34 +397,25 @@ def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
     against the mean colour of each kind so far, with the spread seen within the kinds (at
     least ``COLOUR_SD``). Which kind each other piece is: from the colours alone when they
     fall clearly into two (:func:`two_colours`: vision may take the set's darker colour for
-    light, a human would not; the new piece counts towards a kind, not towards the means),
-    else from vision's readings. Nothing is said until both kinds have been seen."""
+    light, a human would not; the new piece counts towards a kind, not towards the means;
+    a kind of one piece counts when vision is sure of it), else from vision's readings.
+    Until both kinds have been seen nothing is said, unless every other piece is surely of
+    one kind and the new one's colour clearly the other's (:func:`_unlike_one_kind`)."""
     cells = [c for c, v in colours.items() if v is not None]
     out = {}
     for c in cells:
         others = [o for o in cells if o != c]
-        if len(others) < 2:
+        if not others:
             continue
         x = np.array([colours[o] for o in others], float)
         v = np.asarray(colours[c], float)
-        q = two_colours(x)
-        if q is None:
-            # one other piece alone is no kind of the set, but the new piece may be the
-            # second of its kind: two pieces alike and unlike the rest are one
-            both = two_colours(np.vstack([x, v]))
-            q = both[:-1] if both is not None else None
-        if q is None:
-            q = np.array([dark_prob.get(o, 0.5) for o in others], float)
-        q = np.clip(q, 0.02, 0.98)
-        wd, wl = q.sum(), (1 - q).sum()
-        if wd < 0.8 or wl < 0.8:
-            continue
-        md = (q[:, None] * x).sum(0) / wd
-        ml = ((1 - q)[:, None] * x).sum(0) / wl
-        spread = ((q[:, None] * (x - md) ** 2).sum() + ((1 - q)[:, None] * (x - ml) ** 2).sum()) / (3 * (wd + wl))
-        var = max(float(spread), COLOUR_SD ** 2)
-        llr = (((v - ml) ** 2).sum() - ((v - md) ** 2).sum()) / (2 * var)
-        out[c] = float(np.clip(llr, -GAME_COLOUR_CAP, GAME_COLOUR_CAP))
+        p = np.array([dark_prob.get(o, 0.5) for o in others], float)
+        llr = _weighed_against_kinds(x, v, p)
+        if llr is None:
+            dark = _unlike_one_kind(x, v, p)
+            llr = None if dark is None else (GAME_COLOUR_CAP if dark else -GAME_COLOUR_CAP)
+        if llr is not None:
+            out[c] = llr
     return out
 
 

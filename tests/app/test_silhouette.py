@@ -122,6 +122,38 @@ def test_a_piece_the_colour_of_the_one_odd_piece_before_it_is_of_that_kind():
     assert 1 not in odds or odds[1] < 0
 
 
+def test_a_lone_piece_vision_is_sure_of_stands_for_its_kind():
+    """game75's light orange and brown set: the first light piece (read light at 0.00)
+    is still the only one of its kind when the second brown piece comes, which vision
+    reads light at 0.35. The sure light piece and the two brown ones are the set's two
+    colours; the brown piece's colour puts it with the dark one."""
+    from quarto_assist.silhouette import dark_log_odds
+
+    colours = {0: (85.0, 13.0, 23.0), 1: (98.0, -4.0, 9.0), 2: (78.0, 23.0, 28.0)}
+    odds = dark_log_odds(colours, {0: 0.53, 1: 0.00, 2: 0.35})
+    assert odds[2] > 1.0  # enough to turn vision's 0.35 (-0.6) to dark
+    # the same pieces, vision unsure of the light one too: one piece alone may be a glint
+    # or a shadow, and vision's readings are too unsure to say which kind is which
+    assert 2 not in dark_log_odds(colours, {0: 0.53, 1: 0.2, 2: 0.35})
+
+
+def test_a_piece_clearly_unlike_a_kind_vision_is_sure_of_is_the_other_kind():
+    """game71: its first piece dark (read at 1.00), the second light but read dark at
+    0.81, its colour 48 L* lighter. With every other piece surely of one kind, a colour
+    clearly apart on the lighter side is the other kind; a colour near theirs, or one of
+    nearly the same lightness, says nothing (a set's two colours may be close)."""
+    from quarto_assist.silhouette import dark_log_odds
+
+    dark, light = (29.0, 37.0, -7.0), (77.0, 2.0, -14.0)
+    assert dark_log_odds({0: dark, 1: light}, {0: 1.0, 1: 0.81})[1] < -2
+    assert dark_log_odds({0: light, 1: dark}, {0: 0.0, 1: 0.2})[1] > 2
+    assert 1 not in dark_log_odds({0: dark, 1: light}, {0: 0.8, 1: 0.81})  # vision unsure of the first
+    assert 1 not in dark_log_odds({0: dark, 1: (36.0, 30.0, -4.0)}, {0: 1.0, 1: 0.5})  # near its colour
+    assert 1 not in dark_log_odds({0: dark, 1: (33.0, -20.0, 20.0)}, {0: 1.0, 1: 0.5})  # apart, as dark
+    # a piece lighter than a sure light one is no dark piece
+    assert 1 not in dark_log_odds({0: light, 1: (97.0, 0.0, 0.0)}, {0: 0.0, 1: 0.5})
+
+
 def test_a_game_is_measured_with_the_board_as_first_seen_not_as_vision_follows_it_later(game):
     """The pixel tracker over the sample game, vision unsure of every piece's height
     (0.5) and reading the rest right, its cell centres right while the board is empty and
