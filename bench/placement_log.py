@@ -6,7 +6,8 @@ Runs ``watch`` in this process on each video (``--no-window --no-speech``) and, 
 the pixel tracker names a newly placed piece (``PixelTracker._identify``), records what it
 weighed: vision's probabilities of tall / dark / square / hollow, the piece's height and
 colour measured from the pictures before and after it came (``quarto_assist.silhouette``),
-the log odds those two add to tall and to dark, and the combined log odds. Each record is
+the log odds those two add to tall and to dark, the body colour vision's closer look saw
+(``vision.crops.BODY_COLOUR_NAMES``, Lab), and the combined log odds. Each record is
 matched to the true placement (the nearest true cell centre among the pieces set down by
 then) and gets the true piece. Prints, per attribute, how often vision alone, the height
 or colour cue (where it spoke) and the combination took the wrong side; ``-v`` lists every
@@ -51,6 +52,7 @@ def _logged_identify(records: list):
             "vision": [float(v) for v in self._probs[cell]],
             "height": None if h is None else float(h.value),
             "colour": None if h is None or h.colour is None else [float(v) for v in h.colour],
+            "body": [float(v) for v in np.mean(self._bodies[cell], axis=0)] if self._bodies.get(cell) else None,
             "tall_cue": tall.get(cell),
             "dark_cue": dark.get(cell),
             "combined": [float(v) for v in self._log_odds()[cell]],
