@@ -247,24 +247,31 @@ def _value(score: int) -> str:
     return WIN if score > 0 else LOSS if score < 0 else DRAW
 
 
-def check_playable(position: Position, variant: Variant = CLASSIC) -> None:
-    """Raise :class:`GameOverError` when there is no move to suggest."""
-    if position.is_won(variant):
+def check_playable(position: Position, variant: Variant = CLASSIC, dead_lines: bool = False) -> None:
+    """Raise :class:`GameOverError` when there is no move to suggest (``dead_lines``: see
+    :func:`suggest`)."""
+    if not dead_lines and position.is_won(variant):
         raise GameOverError(f"the game is over: {str(position)!r} already has a winning line")
     if position.is_full():
         raise GameOverError(f"the game is over: {str(position)!r} has a full board (a draw)")
 
 
 def suggest(position: Position, variant: Variant = CLASSIC, time_limit: float | None = None,
-            tt_bits: int = DEFAULT_TT_BITS) -> Suggestion:
+            tt_bits: int = DEFAULT_TT_BITS, dead_lines: bool = False) -> Suggestion:
     """The best move for the side to move under perfect play.
 
     Without ``time_limit`` the answer is exact (this can take minutes on a nearly
     empty board). With it, the answer comes within about that many seconds: exact
     when proven, else ``value='unknown'`` with the best move found so far, which
     never hands over a piece that completes a group when a safe piece exists.
+
+    ``dead_lines``: winning groups already complete on the board lost their value
+    (nobody called "Quarto!" in the move that made them, so play went on: the official
+    rules) and only groups that later placements complete win. Without it such a
+    position is refused as over. The search needs nothing more: a win is a group that
+    the placement just made completes, and a full group takes no more pieces.
     """
-    check_playable(position, variant)
+    check_playable(position, variant, dead_lines)
     t0 = time.perf_counter()
     deadline = 0.0 if time_limit is None else t0 + max(time_limit, 0.0)
     sr = Searcher(variant, tt_bits, deadline)

@@ -34,13 +34,16 @@ class Advice:
 
 
 def advise(position: Position, variant: Variant, time_limit: float | None, key=None) -> Advice:
-    """Synchronous advice for ``position`` (the side to move's point of view)."""
+    """Synchronous advice for ``position`` (the side to move's point of view). The watch
+    asks only while no line can be claimed, so a winning line already on the board is one
+    nobody claimed: it lost its value and play goes on (``engine.solver.suggest``'s
+    ``dead_lines``)."""
     from engine.coach import poison_pieces
     from engine.solver import suggest
 
     a = Advice(key, str(position), hand=position.hand)
     try:
-        s = suggest(position, variant, time_limit=time_limit)
+        s = suggest(position, variant, time_limit=time_limit, dead_lines=True)
     except ValueError as e:  # game over, or a position the engine refuses
         a.error = str(e)
         return a

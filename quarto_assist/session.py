@@ -399,7 +399,7 @@ class Watcher:
                 self._note(t, f"piece {piece_symbol(piece)} is already on the board")
                 return
             self.tracker.expect(piece)  # the next piece set down is read as this one, unless vision surely disagrees
-            if self.coach is not None and not self.referee.over:
+            if self._coach_may_ask():
                 self._coach_turn = ("place", len(self.game.placements), piece)
                 self.coach.ask(self._coach_turn, Position(board, piece), self.opt.variant)
 
@@ -469,7 +469,7 @@ class Watcher:
         self.view.last_cell = None
         self.view.winning = []
         self.view.unsure = []
-        self.view.coach_place = self.view.coach_give = None
+        self._clear_coach_marks()
         self.log.emit(now, "new_game", previous_record=old, record=self.opt.record_path)
         self._say(now, self.phrases.say("new_game"))
         self._save()
@@ -630,8 +630,23 @@ class Watcher:
             self._save()
 
     # --- coach ------------------------------------------------------------------
-    def _ask_give(self, now: float) -> None:
+    def _coach_may_ask(self) -> bool:
+        """Whether the coach has a move to advise on: a game going on, and no line that can
+        still be claimed (the referee calls that one; the coach's marks of the turn before
+        are taken down). A line nobody claimed in its move is past: the coach plays on."""
         if self.coach is None or self.referee.over:
+            return False
+        if self.referee.pending is not None:
+            self._clear_coach_marks()
+            return False
+        return True
+
+    def _clear_coach_marks(self) -> None:
+        self.view.coach_place = self.view.coach_give = None
+        self.view.coach_poison = []
+
+    def _ask_give(self, now: float) -> None:
+        if not self._coach_may_ask():
             return
         board = self.game.board()
         if all(c is not None for c in board):
@@ -640,7 +655,10 @@ class Watcher:
         self.coach.ask(self._coach_turn, Position(board, None), self.opt.variant)
 
     def _on_advice(self, a) -> None:
-        if a.key != self._coach_turn or a.error:
+        if a.key != self._coach_turn:
+            return
+        if a.error:  # no advice for this turn: the last turn's marks would mislead
+            self._clear_coach_marks()
             return
         p = self.phrases
         t = self.t

@@ -265,6 +265,44 @@ def test_coach_says_what_to_hand_over_warns_about_poison_and_where_to_place(tmp_
     assert told == [0xF]
 
 
+def test_the_coach_waits_while_a_line_can_be_claimed_and_plays_on_after_nobody_did(tmp_path):
+    """F completes the near row (all tall) and nobody calls it: while it can be claimed
+    the coach advises nothing and its marks of the turn before come down (the referee
+    calls the line); once play goes on the line has lost its value (the official rules)
+    and the coach advises again on the board that still holds it. It fell silent for the
+    rest of such a game before: the engine refused a board with a winning line."""
+    moves = MOVES + [(1, "9"), (10, "C")]
+    s = game_script(moves)
+    opts = WatchOptions(coach=True, record_path=str(tmp_path / "c.txt"), pixels=False)
+    coach = SyncCoach()
+    log = EventLog(str(tmp_path / "coach.jsonl"))
+    w = Watcher(ScriptedSource(s), ScriptedStep(s), FakeSpeaker(), log, opts, clock=FakeClock(), coach=coach,
+                out=[].append)
+    marks = []
+    orig = w.process
+
+    def process(t, r, image=None):
+        orig(t, r, image)
+        marks.append((t, w.view.coach_give, list(w.view.coach_poison)))
+
+    w.process = process
+    w.run()
+    log.close()
+    evs = [json.loads(x) for x in (tmp_path / "coach.jsonl").read_text().splitlines()]
+    placed = {e["piece"]: e["t"] for e in of(evs, "placed")}
+    gives = [e for e in of(evs, "coach") if e["advice"] == "give"]
+    assert of(evs, "quarto") and of(evs, "line_lost")
+    # one give advice at the start and after each placement but F's
+    assert len(gives) == 1 + len(moves) - 1
+    assert not [e for e in gives if placed["F"] <= e["t"] < placed["9"]]
+    # from when the watch took F in (it reports the time F was first seen still)
+    assert not [m for m in marks if placed["F"] + 1.0 <= m[0] < placed["9"] and (m[1] is not None or m[2])]
+    after = [e for e in gives if e["t"] >= placed["9"]]
+    assert len(after) == 2
+    board_pieces = {p for _, p in moves}
+    assert all(e["give"] not in board_pieces and e["value"] in ("win", "draw", "loss") for e in after)
+
+
 def test_clearing_the_board_starts_a_new_game_in_a_new_record(tmp_path):
     s = game_script(MOVES[:3])
     s.hand(1.0).hold("..../..../..../....", 2.0).hand(1.0).hold("..../..../..../..A.", 2.0)

@@ -9,9 +9,13 @@ from __future__ import annotations
 from engine.rules import BLOCKS, LINES, Variant
 
 
-def _wins(cells, variant: Variant) -> bool:
+def _wins(cells, variant: Variant, at: int | None = None) -> bool:
+    """Whether a group of ``cells`` is complete and shares a counted value (``at``: only
+    the groups through that cell)."""
     groups = LINES + BLOCKS if variant.blocks else LINES
     for g in groups:
+        if at is not None and not g >> at & 1:
+            continue
         members = [cells[c] for c in range(16) if g >> c & 1]
         if any(p is None for p in members):
             continue
@@ -33,22 +37,23 @@ def _key(outcome: int, plies: int) -> tuple[int, int]:
     return (0, plies)
 
 
-def solve(cells: list, hand: int, variant: Variant):
+def solve(cells: list, hand: int, variant: Variant, dead_lines: bool = False):
     """``(outcome, plies, best_moves)`` for the side to move placing ``hand``:
-    outcome +1/0/-1, best_moves a set of (cell, give or None)."""
+    outcome +1/0/-1, best_moves a set of (cell, give or None). ``dead_lines``: groups
+    complete before do not count, only those a placement completes."""
     avail = [p for p in range(16) if p != hand and p not in cells]
     results = {}
     for c in range(16):
         if cells[c] is not None:
             continue
         cells[c] = hand
-        if _wins(cells, variant):
+        if _wins(cells, variant, c if dead_lines else None):
             results[(c, None)] = (1, 1)
         elif not avail:
             results[(c, None)] = (0, 1)
         else:
             for q in avail:
-                o, n, _ = solve(cells, q, variant)
+                o, n, _ = solve(cells, q, variant, dead_lines)
                 results[(c, q)] = (-o, n + 1)
         cells[c] = None
     best = max(results.values(), key=lambda r: _key(*r))

@@ -137,6 +137,33 @@ def test_hand_dash_suggests_a_piece_only(seed):
     assert brute._key(*outcome_by_give[s.give]) == brute._key(*best)
 
 
+@pytest.mark.parametrize("variant_text", ["classic", "advanced"])
+def test_a_line_nobody_claimed_is_played_on_as_the_rules_say(variant_text):
+    """A line completed and not claimed in its move loses its value and play goes on
+    (QUARTO.md): with ``dead_lines`` the solver plays such positions, and only lines
+    completed later win, as an independent brute force says; without, they are over."""
+    var = Variant.parse(variant_text)
+    rng = random.Random(5)
+    checked = 0
+    while checked < 40:
+        empties = rng.choice([2, 3, 4, 5])
+        pieces = rng.sample(range(16), 16 - empties + 1)
+        cells = [None] * 16
+        for c, p in zip(rng.sample(range(16), 16 - empties), pieces):
+            cells[c] = p
+        hand = pieces[-1]
+        pos = Position(cells, hand)
+        if not pos.is_won(var):
+            continue
+        outcome, plies, moves = brute.solve(list(cells), hand, var, dead_lines=True)
+        s = suggest(pos, var, dead_lines=True)
+        assert (s.value, s.plies) == (VALUE[outcome], plies), str(pos)
+        assert (s.place, s.give) in moves, str(pos)
+        with pytest.raises(ValueError, match="game is over"):
+            suggest(pos, var)
+        checked += 1
+
+
 def test_game_over_is_refused_with_a_clear_message():
     full = Position.parse("0123/4567/89AB/CDEF -", allow_won=True)
     with pytest.raises(ValueError, match="game is over"):
