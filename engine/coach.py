@@ -109,8 +109,8 @@ def _trap_cells(position: Position, variant: Variant, exclude: Cell) -> list[Cel
         cells = position.cells()
         cells[c] = position.hand
         board = Position(cells, None)
-        if board.is_won(variant):
-            continue
+        if any(g >> c & 1 for g, _ in board.winning_groups(variant)):
+            continue  # that placement wins (a line complete before, nobody claimed, is past)
         counted = counted_values(variant)
         threat = poison_values(board, variant)
         if all(value_mask(q) & counted & threat for q in avail):
@@ -157,7 +157,8 @@ def explain(position: Position, variant: Variant, suggestion) -> list[str]:
         cells = position.cells()
         cells[cell] = hand
         after = Position(cells, None)
-        wins = after.winning_groups(variant)
+        # the groups this placement completes (a line already complete nobody claimed is past)
+        wins = [(g, shared) for g, shared in after.winning_groups(variant) if g >> cell & 1]
         if wins:
             for g, shared in wins:
                 out.append(f"That completes {group_name(g)} ({_values_text(shared)}): call \"Quarto!\".")

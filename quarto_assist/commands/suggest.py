@@ -7,6 +7,7 @@ import json
 from engine import Position, Variant
 from engine.coach import explain
 from engine.pieces import piece_symbol, piece_words
+from engine.position import PositionError
 from engine.rules import cell_name
 from engine.solver import check_playable, suggest
 
@@ -20,15 +21,23 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                         help="answer within about this time; 'unknown' when not proven by then")
+    parser.add_argument("--played-on", action="store_true",
+                        help="a winning line already on the board was not claimed in its move, so it "
+                             "no longer counts and play goes on (the official rules): only new lines win")
 
 
 def run(args) -> int:
     variant = Variant.parse(args.variant)
-    position = Position.parse(args.position, variant)
-    check_playable(position, variant)
+    try:
+        position = Position.parse(args.position, variant, allow_won=args.played_on)
+    except PositionError as e:
+        if "already won" not in str(e):
+            raise
+        raise PositionError(f"{e}; if nobody claimed it in its move and play went on, add --played-on") from None
+    check_playable(position, variant, dead_lines=args.played_on)
     if args.time_limit is not None and args.time_limit < 0:
         raise ValueError(f"invalid time limit: {args.time_limit!r} (expected seconds >= 0)")
-    s = suggest(position, variant, time_limit=args.time_limit)
+    s = suggest(position, variant, time_limit=args.time_limit, dead_lines=args.played_on)
     lines = explain(position, variant, s)
     if args.json:
         print(json.dumps({

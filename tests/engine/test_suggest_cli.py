@@ -60,3 +60,18 @@ def test_full_board_says_the_game_is_over(capsys):
     text = str(Position(cells))
     assert main(["suggest", text]) == 2
     assert "game is over" in capsys.readouterr().err
+
+
+def test_a_line_nobody_claimed_is_played_on_with_played_on(capsys):
+    """samples/game01.mp4's first Quarto (column a, all tall) went by unclaimed and play
+    went on: the position is refused as won, with the way to say so; with --played-on
+    the coach plays on and does not take the old line for the new placement's Quarto."""
+    text = "F..6/924./B.8./1A.. C"
+    assert main(["suggest", text]) == 2
+    err = capsys.readouterr().err
+    assert "already won" in err and "--played-on" in err
+    assert main(["suggest", text, "--played-on"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("draw in 7 plies: place C on d2")
+    assert "column a" not in out and "Quarto" not in out.split("\n", 1)[1].replace("without a Quarto", "")
+    assert "Do not hand over" in out  # the traps of the board played on are still seen
