@@ -68,6 +68,12 @@ OFFSET_SD = 0.35
 #: true height
 OUTLIER, OUTLIER_RANGE = 0.1, 4.0
 UNDER, UNDER_FLOOR = 0.25, 0.2
+#: a silhouette whose part above the foot is more than this share shadow-like (``_shadowed``
+#: on the slightly blurred pictures) measures a shadow's reach, not the piece's height: a
+#: long shadow cast away from the camera (a low lamp) lifted short pieces to 1.3-4 pitches
+#: in game74, game76 and game78. The share of pixels is not a safe way to cut the shadow
+#: off: a piece's shaded side before a background of its own hue is darkened alike too
+SHADOW_TOP = 0.5
 
 
 def _shadowed(before: np.ndarray, after: np.ndarray) -> np.ndarray:
@@ -83,12 +89,15 @@ def _shadowed(before: np.ndarray, after: np.ndarray) -> np.ndarray:
 class Height:
     """``value`` pitches above the board, ``sd`` its uncertainty; ``at_least``: the top
     met another piece's picture, so the piece may be taller than measured; ``colour``: the
-    median CIE Lab colour (L 0-100) of the lit part of the piece's silhouette, or ``None``."""
+    median CIE Lab colour (L 0-100) of the lit part of the piece's silhouette, or ``None``;
+    ``shadowed``: most of the silhouette above the piece's foot looks like a shadow, so
+    its top says nothing of the height (``SHADOW_TOP``; the colour still counts)."""
 
     value: float
     sd: float
     at_least: bool = False
     colour: tuple | None = None
+    shadowed: bool = False
 
 
 def board_homography(centers: np.ndarray) -> np.ndarray | None:
@@ -173,6 +182,11 @@ def measure_height(before: np.ndarray, after: np.ndarray, centers: np.ndarray, c
     top = int(rows[0])
     if top <= 1:
         return None  # the strip is too short for this piece: no reading
+    upper = piece.copy()
+    upper[:top] = False
+    upper[low:] = False  # above the foot, where every piece stands
+    shade = _shadowed(cv2.blur(a.astype(np.float32), (3, 3))[upper], cv2.blur(b.astype(np.float32), (3, 3))[upper])
+    shadowed = bool(shade.size >= 12 and shade.mean() > SHADOW_TOP)
     reach = (base - top) / PX * scale  # image pixels from the cell centre to the top
     h = (reach - HALF_WIDTH * back) / rise
     sd = float(np.hypot(EDGE_PX, HALF_WIDTH_SD * back)) / rise
@@ -211,7 +225,7 @@ def measure_height(before: np.ndarray, after: np.ndarray, centers: np.ndarray, c
         # dark as a dark piece's, its lit top or side does not
         lit = lab[lab[:, 0] >= np.percentile(lab[:, 0], LIT_SHARE)]
         colour = tuple(float(v) for v in np.median(lit, axis=0))
-    return Height(float(h), max(sd, 0.03), at_least, colour)
+    return Height(float(h), max(sd, 0.03), at_least, colour, shadowed)
 
 
 def _log_lik(height: Height, mean: np.ndarray) -> np.ndarray:
@@ -238,7 +252,7 @@ def tall_log_odds(heights: dict, tall_prob: dict) -> dict:
     ``RATIO`` times as high) and an offset ``o`` shared by every measurement of the game
     (where the silhouette's top is found against the true top: the top face's far edge,
     a shadow, a camera angle): a measurement is ``s + o`` or ``RATIO * s + o``."""
-    cells = [c for c, h in heights.items() if h is not None]
+    cells = [c for c, h in heights.items() if h is not None and not h.shadowed]
     if not cells:
         return {}
     s = np.exp(np.linspace(np.log(SHORT_RANGE[0]), np.log(SHORT_RANGE[1]), 48))[:, None]
