@@ -383,8 +383,8 @@ class PieceSettings:
     #: the piece set's size (``vision.set_size``): "auto": judged from each board of 6 or more
     #: pieces, tall read from a window zoomed out to a large set's size when the board says
     #: the set is large (its short pieces otherwise read tall); "large" / "typical": known
-    #: (calibration judges it from its photos of all 16 pieces), tall read zoomed out on
-    #: every board / never
+    #: (written into a profile by its user; calibration does not judge it), tall read zoomed
+    #: out on every board / never
     set_size: str = "auto"
     #: the set's two colours as the camera sees them, learned by calibration from the
     #: bodies of its 16 pieces (``vision.crops.BODY_COLOUR_NAMES``): light L, a, b, dark L, a, b,
@@ -563,9 +563,11 @@ def _check_value(name: str, default: Any, v: Any) -> Any:
             raise bad
         return v
     if isinstance(default, str):
-        if not isinstance(v, str) or (name in CHOICES and v not in CHOICES[name]):
+        if not isinstance(v, str):
+            raise bad
+        if name in CHOICES and v not in CHOICES[name]:
             raise SettingsError(f"bad value for vision setting {name}: {v!r:.80} (expected "
-                                f"{' or '.join(repr(c) for c in CHOICES.get(name, (default,)))})")
+                                f"{' or '.join(repr(c) for c in CHOICES[name])})")
         return v
     return v
 
