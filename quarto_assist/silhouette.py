@@ -386,7 +386,8 @@ def _unlike_one_kind(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> bool | None
 def _weighed_against_kinds(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> float | None:
     """Log odds that the new piece (Lab ``v``) is dark, weighed against the mean colour of
     each kind among the other pieces (``x`` (n, 3), ``p`` (n,) vision's dark probabilities),
-    or ``None`` while both kinds have not been seen (see :func:`dark_log_odds`)."""
+    or ``None`` while both kinds have not been seen (see :func:`dark_log_odds`) or, where
+    the kinds are vision's readings, while their mean colours are not ``SPLIT_GAP`` apart."""
     q = two_colours(x) if len(x) >= 2 else None
     if q is None and len(x) >= 2:
         # one other piece alone is no kind of the set, but the new piece may be the
@@ -395,7 +396,8 @@ def _weighed_against_kinds(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> float
         q = both[:-1] if both is not None else None
     if q is None and len(x) >= 2:
         q = _kinds_with_a_sure_one(x, v, p)
-    if q is None:
+    from_vision = q is None
+    if from_vision:
         q = p
     q = np.clip(q, 0.02, 0.98)
     wd, wl = q.sum(), (1 - q).sum()
@@ -403,6 +405,11 @@ def _weighed_against_kinds(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> float
         return None
     md = (q[:, None] * x).sum(0) / wd
     ml = ((1 - q)[:, None] * x).sum(0) / wl
+    if from_vision and np.linalg.norm(md - ml) < SPLIT_GAP:
+        # vision's two kinds are not two colours here (game79: three blue pieces read dark
+        # at 0.25-0.59): weighed against means so alike, a colour far from both came out
+        # 2.9 log odds light for a black piece, by the small difference between the means
+        return None
     spread = ((q[:, None] * (x - md) ** 2).sum() + ((1 - q)[:, None] * (x - ml) ** 2).sum()) / (3 * (wd + wl))
     var = max(float(spread), COLOUR_SD ** 2)
     llr = (((v - ml) ** 2).sum() - ((v - md) ** 2).sum()) / (2 * var)

@@ -192,6 +192,22 @@ def test_a_piece_clearly_unlike_a_kind_vision_is_sure_of_is_the_other_kind():
     assert 1 not in dark_log_odds({0: light, 1: (97.0, 0.0, 0.0)}, {0: 0.0, 1: 0.5})
 
 
+def test_pieces_of_one_colour_that_vision_splits_say_nothing_of_a_new_colour():
+    """game79 (blue and black plastic): its first three pieces blue, read dark at 0.59,
+    0.25 and 0.40; the fourth black. Vision's two kinds were one colour, and weighed against
+    their nearly equal means the black piece came out 2.9 log odds light. Kinds whose
+    colours do not differ say nothing; kinds that do still speak."""
+    from quarto_assist.silhouette import dark_log_odds
+
+    blues = {0: (49.0, 8.0, -54.0), 1: (49.0, 2.0, -46.0), 2: (49.0, 7.0, -54.0)}
+    black = (4.0, -1.0, -3.0)
+    vision = {0: 0.59, 1: 0.25, 2: 0.40, 3: 0.5}
+    assert 3 not in dark_log_odds({**blues, 3: black}, vision)
+    # the same readings where the pieces read dark are another colour: the black piece is dark
+    two = {0: (12.0, 0.0, -2.0), 1: (49.0, 2.0, -46.0), 2: (49.0, 7.0, -54.0)}
+    assert dark_log_odds({**two, 3: black}, {0: 0.95, 1: 0.1, 2: 0.2, 3: 0.5})[3] > 2
+
+
 def test_a_game_is_measured_with_the_board_as_first_seen_not_as_vision_follows_it_later(game):
     """The pixel tracker over the sample game, vision unsure of every piece's height
     (0.5) and reading the rest right, its cell centres right while the board is empty and
