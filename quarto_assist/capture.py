@@ -123,6 +123,8 @@ class FolderSource:
         if not self._files:
             raise SourceError(f"folder {path!r} holds no image files ({', '.join(IMAGE_SUFFIXES)})")
         self._index = 0
+        #: names of the files that could not be read as images (skipped)
+        self.skipped: list[str] = []
 
     def read(self) -> Frame | None:
         import cv2
@@ -133,7 +135,8 @@ class FolderSource:
             image = cv2.imread(str(self._files[i]), cv2.IMREAD_COLOR)
             if image is not None:
                 return Frame(image, i / self.fps, i)
-            # an unreadable file is skipped; its time slot stays empty
+            # an unreadable file is skipped (and reported at the end); its time slot stays empty
+            self.skipped.append(self._files[i].name)
         return None
 
     def reopen(self) -> None:

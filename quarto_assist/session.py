@@ -308,7 +308,14 @@ class Watcher:
         if self.referee.result is not None:
             result = "won" if self.referee.result.kind == "claimed" else "draw"
         seen = self.tracker.centers is not None
-        if not seen and self.frames:
+        skipped = list(getattr(self.source, "skipped", ()))
+        if skipped:
+            names = ", ".join(skipped[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+            self._note(self.t, f"{len(skipped)} file(s) of {self.source.name} could not be read as images "
+                               f"and were skipped: {names}")
+        if not self.frames:
+            self._note(self.t, f"no frame could be read from {self.source.name}: nothing was watched")
+        elif not seen:
             self._note(self.t, f"no board was seen in the {self.frames} frames of {self.source.name}: {NO_BOARD_ADVICE}")
         self.log.emit(self.t, "ended", reason=reason, result=result, position=self._position(),
                       placements=len(self.game.placements), record=self.opt.record_path, board_seen=seen)

@@ -166,6 +166,24 @@ def test_folder_of_frames_at_fps_and_grace_zero(tmp_path, colour_vision):
     assert settled[-1] <= q["t"] <= settled[-1] + 1.0
 
 
+def test_a_folder_whose_files_cannot_be_read_says_so(tmp_path, colour_vision, capsys):
+    """Files that are not images are skipped and named at the end; a folder of nothing
+    but such files says that nothing was watched, instead of ending in silence."""
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    (frames / "0000.png").write_bytes(b"")
+    (frames / "0001.jpg").write_text("not a picture")
+    args = ["watch", str(frames), "--no-window", "--no-speech", "--record", str(tmp_path / "g.txt")]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "2 file(s) of" in out and "0000.png, 0001.jpg" in out
+    assert "no frame could be read" in out
+    cv2.imwrite(str(frames / "0002.png"), draw([None] * 16, False))
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "2 file(s) of" in out and "no frame could be read" not in out
+
+
 def test_resume_through_the_command_and_a_disagreeing_board(tmp_path, colour_vision, capsys):
     video = tmp_path / "game.avi"
     write_game(video)
