@@ -334,6 +334,11 @@ def two_colours(x: np.ndarray, least: int = 2) -> np.ndarray | None:
     return (~light).astype(float)
 
 
+#: vision's two kinds of the other pieces are weighed against only where their mean colours
+#: lie this many times the spread within a kind apart (``SPLIT_GAP`` would be too much:
+#: vision's readings are soft, and a light blue and green set measured 28 Lab apart, less
+#: after the light dropped, game68)
+KINDS_APART = 2.0
 #: vision is sure of a piece's colour at this probability or its complement: such a piece
 #: alone may stand for its kind in the game's colours (its readings at 0.02-0.98 are capped)
 SURE = 0.05
@@ -387,7 +392,8 @@ def _weighed_against_kinds(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> float
     """Log odds that the new piece (Lab ``v``) is dark, weighed against the mean colour of
     each kind among the other pieces (``x`` (n, 3), ``p`` (n,) vision's dark probabilities),
     or ``None`` while both kinds have not been seen (see :func:`dark_log_odds`) or, where
-    the kinds are vision's readings, while their mean colours are not ``SPLIT_GAP`` apart."""
+    the kinds are vision's readings, while their mean colours are not ``KINDS_APART``
+    spreads apart."""
     q = two_colours(x) if len(x) >= 2 else None
     if q is None and len(x) >= 2:
         # one other piece alone is no kind of the set, but the new piece may be the
@@ -405,13 +411,13 @@ def _weighed_against_kinds(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> float
         return None
     md = (q[:, None] * x).sum(0) / wd
     ml = ((1 - q)[:, None] * x).sum(0) / wl
-    if from_vision and np.linalg.norm(md - ml) < SPLIT_GAP:
+    spread = ((q[:, None] * (x - md) ** 2).sum() + ((1 - q)[:, None] * (x - ml) ** 2).sum()) / (3 * (wd + wl))
+    var = max(float(spread), COLOUR_SD ** 2)
+    if from_vision and np.linalg.norm(md - ml) < KINDS_APART * np.sqrt(var):
         # vision's two kinds are not two colours here (game79: three blue pieces read dark
         # at 0.25-0.59): weighed against means so alike, a colour far from both came out
         # 2.9 log odds light for a black piece, by the small difference between the means
         return None
-    spread = ((q[:, None] * (x - md) ** 2).sum() + ((1 - q)[:, None] * (x - ml) ** 2).sum()) / (3 * (wd + wl))
-    var = max(float(spread), COLOUR_SD ** 2)
     llr = (((v - ml) ** 2).sum() - ((v - md) ** 2).sum()) / (2 * var)
     return float(np.clip(llr, -GAME_COLOUR_CAP, GAME_COLOUR_CAP))
 

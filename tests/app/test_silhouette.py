@@ -206,6 +206,10 @@ def test_pieces_of_one_colour_that_vision_splits_say_nothing_of_a_new_colour():
     # the same readings where the pieces read dark are another colour: the black piece is dark
     two = {0: (12.0, 0.0, -2.0), 1: (49.0, 2.0, -46.0), 2: (49.0, 7.0, -54.0)}
     assert dark_log_odds({**two, 3: black}, {0: 0.95, 1: 0.1, 2: 0.2, 3: 0.5})[3] > 2
+    # two close colours (game68's green and light blue once the light dropped, 21 Lab
+    # apart: too close to split by colour alone) that vision reads apart still speak
+    greens, blue = {0: (30.0, -20.0, 4.0), 1: (31.0, -21.0, 5.0)}, (40.0, -6.0, -8.0)
+    assert dark_log_odds({**greens, 2: blue, 3: (41.0, -7.0, -9.0)}, {0: 0.9, 1: 0.8, 2: 0.2, 3: 0.5})[3] < -1
 
 
 def test_a_game_is_measured_with_the_board_as_first_seen_not_as_vision_follows_it_later(game):
