@@ -270,6 +270,25 @@ def compose(after: np.ndarray, first: np.ndarray) -> np.ndarray:
     return np.hstack([after[:, :2] @ first[:, :2], (after[:, :2] @ first[:, 2] + after[:, 2])[:, None]])
 
 
+def _closed_cycles(had: dict, got: dict) -> list[list]:
+    """The groups of cells (keys of ``had`` and ``got``, the pieces they held and now take)
+    whose pieces only trade places among them: following "the cell that held the piece this
+    one takes" from a changed cell comes back to it."""
+    holder = {q: r for r, q in had.items()}
+    seen, out = set(), []
+    for start in had:
+        if start in seen or got[start] == had[start]:
+            continue
+        path, r = [], start
+        while r is not None and r not in seen and r not in path:
+            path.append(r)
+            r = holder.get(got[r])
+        seen.update(path)
+        if r == start:
+            out.append(path)
+    return out
+
+
 class PixelTracker(Tracker):
     def __init__(self, settings: PixelSettings | None = None, board=None):
         super().__init__(settings or PixelSettings(), board)
@@ -619,7 +638,11 @@ class PixelTracker(Tracker):
         earlier can take the piece the new one is (C read as D, then D itself set down
         read as the next best). Returns the new piece and ``{cell: piece}`` for earlier
         cells read differently now; those keep their piece unless the joint reading is
-        better by ``reread_margin``. Cells the user corrected stay as they are."""
+        better by ``reread_margin``. Pieces that only trade names among themselves (a closed
+        cycle: every piece one of them takes, another of them held) must be worth the margin
+        on their own: their readings alone speak for the trade (game72: a piece put right by
+        its height carried along a swap of 4 and C, alike but for the cup, that vision alone
+        never made). Cells the user corrected stay as they are."""
         earlier = [c for c in self._probs if self.board[c] is not None and c != cell]
         fixed = {p for i, p in enumerate(self.board) if p is not None and i not in earlier}
         pieces = [q for q in ALL_PIECES if q not in fixed]
@@ -629,11 +652,20 @@ class PixelTracker(Tracker):
         evidence = self._evidence()
         score = np.array([[(ll if r == cell else evidence[r])[q] for q in pieces] for r in rows])
         ri, ci = linear_sum_assignment(-score)
-        kept = sum(evidence[r][self.board[r]] for r in earlier) + ll[piece]
-        if score[ri, ci].sum() - kept < self.settings.reread_margin:
-            return piece, {}
         got = {rows[r]: pieces[c] for r, c in zip(ri, ci)}
-        return got.pop(cell), {c: q for c, q in got.items() if q != self.board[c]}
+        had = {r: self.board[r] for r in earlier}
+        had[cell] = piece
+        take = dict(got)
+        for cycle in _closed_cycles(had, got):
+            gain = sum((ll if r == cell else evidence[r])[got[r]] - (ll if r == cell else evidence[r])[had[r]]
+                       for r in cycle)
+            if gain < self.settings.reread_margin:
+                take.update({r: had[r] for r in cycle})
+        total = sum((ll if r == cell else evidence[r])[take[r]] - (ll if r == cell else evidence[r])[had[r]]
+                    for r in rows)
+        if total < self.settings.reread_margin:
+            return piece, {}
+        return take.pop(cell), {c: q for c, q in take.items() if q != self.board[c]}
 
     def _compare(self, t: float, win, mean) -> list[TrackEvent]:
         s = self.settings

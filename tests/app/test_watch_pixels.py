@@ -544,6 +544,23 @@ def test_an_earlier_misread_is_read_again_when_vision_later_sees_it_better():
     assert tr.board[9] == 0xC
 
 
+def test_a_read_again_that_pays_carries_no_trade_of_names_that_does_not():
+    # game72: reading the pieces again together put one right and made two others trade
+    # names as well, which vision tells apart only by the cup (4 and C) and which the
+    # placements had named right. Here C on cell 9, read as D, is read again when D itself
+    # comes; 0 and 8 (alike but for the cup, read 0.3 and 0.2 hollow) would trade names for
+    # 0.5 nats, never worth a re-read alone: a trade must pay for itself.
+    surely_d = probs_for(0xD, 0.995)[1:]
+    steps = _set_down([(9, 0xC), (5, 0x0), (6, 0x8), (3, 0xD)])
+    vision = ScriptedProbabilities({9: [0.8, 0.1, 0.9, 0.9], 5: [0.05, 0.05, 0.05, 0.3], 6: [0.05, 0.05, 0.05, 0.2],
+                                    3: surely_d})
+    tr, events = follow(steps, vision)
+    kinds = [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")]
+    assert kinds == [("placed", 9, 0xD, {}), ("placed", 5, 0x0, {}), ("placed", 6, 0x8, {}),
+                     ("reread", None, None, {9: (0xD, 0xC)}), ("placed", 3, 0xD, {})]
+    assert [tr.board[c] for c in (9, 5, 6, 3)] == [0xC, 0x0, 0x8, 0xD]
+
+
 class JudgedLargeLater(ReadsOtherwiseLater):
     """:class:`ReadsOtherwiseLater` whose readings, once cell ``when`` holds a piece, judge
     the set a large one (``BoardReading.large_set``: tall read from a window fit for it)
