@@ -650,20 +650,24 @@ class PixelTracker(Tracker):
             return piece, {}
         rows = earlier + [cell]
         evidence = self._evidence()
-        score = np.array([[(ll if r == cell else evidence[r])[q] for q in pieces] for r in rows])
+
+        def own(r: int) -> np.ndarray:  # what speaks for each piece on cell r
+            return ll if r == cell else evidence[r]
+
+        score = np.array([[own(r)[q] for q in pieces] for r in rows])
         ri, ci = linear_sum_assignment(-score)
         got = {rows[r]: pieces[c] for r, c in zip(ri, ci)}
         had = {r: self.board[r] for r in earlier}
         had[cell] = piece
+
+        def gain(cells, take) -> float:
+            return sum(own(r)[take[r]] - own(r)[had[r]] for r in cells)
+
         take = dict(got)
         for cycle in _closed_cycles(had, got):
-            gain = sum((ll if r == cell else evidence[r])[got[r]] - (ll if r == cell else evidence[r])[had[r]]
-                       for r in cycle)
-            if gain < self.settings.reread_margin:
+            if gain(cycle, got) < self.settings.reread_margin:
                 take.update({r: had[r] for r in cycle})
-        total = sum((ll if r == cell else evidence[r])[take[r]] - (ll if r == cell else evidence[r])[had[r]]
-                    for r in rows)
-        if total < self.settings.reread_margin:
+        if gain(rows, take) < self.settings.reread_margin:
             return piece, {}
         return take.pop(cell), {c: q for c, q in take.items() if q != self.board[c]}
 
