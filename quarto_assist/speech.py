@@ -279,11 +279,19 @@ def _engine(language: str, voice: str | None, rate: int | None):
 
 def speak_to_file(text: str, path: str, language: str = "en", voice: str | None = None,
                   rate: int | None = None) -> None:
-    """Synthesise ``text`` into a WAV file through pyttsx3 (no sound card needed)."""
-    with _ENGINE_LOCK:
-        engine = _engine(language, voice, rate)
-        engine.save_to_file(text, path)
-        engine.runAndWait()
+    """Synthesise ``text`` into a WAV file through pyttsx3 (no sound card needed). The
+    engine is shared with the live speaker, and its espeak driver now and then finishes a
+    file late or not at all (the demo's first WAV went missing in 1 of 4 runs, with the
+    live speaker failing on a machine without a sound card): a file that is not there
+    afterwards is synthesised once more, and if it is still not there, that is an error."""
+    for _ in range(2):
+        with _ENGINE_LOCK:
+            engine = _engine(language, voice, rate)
+            engine.save_to_file(text, path)
+            engine.runAndWait()
+        if os.path.exists(path) and os.path.getsize(path) > 0:
+            return
+    raise OSError(f"the speech engine wrote no file for {text!r}")
 
 
 def make_speaker(enabled: bool, language: str, voice: str | None, rate: int | None, warn,

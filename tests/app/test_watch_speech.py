@@ -106,3 +106,32 @@ def test_spoken_and_kept_as_files_at_once_every_sentence_is_both(tmp_path, monke
         secs = [float(subprocess.run(["sox", "--i", "-D", str(w)], capture_output=True, text=True).stdout)
                 for w in wavs]
         assert all(t > 1.0 for t in secs), (folder.name, secs)
+
+
+class _FlakyEngine:
+    """A stand-in for pyttsx3's engine whose first file never appears (the espeak driver
+    now and then finishes a file late or not at all)."""
+
+    def __init__(self, misses):
+        self.misses, self.calls = misses, 0
+
+    def save_to_file(self, text, path):
+        self.path = path
+
+    def runAndWait(self):
+        self.calls += 1
+        if self.calls > self.misses:
+            with open(self.path, "wb") as f:
+                f.write(b"RIFF")
+
+
+def test_a_speech_file_the_engine_did_not_write_is_made_again_or_reported(monkeypatch, tmp_path):
+    import quarto_assist.speech as sp
+
+    engine = _FlakyEngine(misses=1)
+    monkeypatch.setattr(sp, "_engine", lambda *a: engine)
+    speak_to_file("Quarto!", str(tmp_path / "a.wav"))
+    assert (tmp_path / "a.wav").exists() and engine.calls == 2
+    engine = _FlakyEngine(misses=5)
+    with pytest.raises(OSError, match="wrote no file"):
+        speak_to_file("Quarto!", str(tmp_path / "b.wav"))
