@@ -22,6 +22,11 @@ class PositionError(ValueError):
     """A position or move that cannot be: the message quotes the input."""
 
 
+class AlreadyWonError(PositionError):
+    """A position refused because a line on it already wins (``Position.parse`` without
+    ``allow_won``): legal if nobody claimed that line in its move and play went on."""
+
+
 @dataclass(frozen=True)
 class Move:
     """One ply: place the piece in hand on ``place`` (``None`` at the very start, when
@@ -116,7 +121,7 @@ class Position:
             wins = pos.winning_groups(variant)
             if wins:
                 names = ", ".join("-".join(cell_name(c) for c in mask_cells(m)) for m, _ in wins)
-                raise PositionError(f"invalid position: {text!r} (already won: {names})")
+                raise AlreadyWonError(f"invalid position: {text!r} (already won: {names})")
         return pos
 
     def board_text(self) -> str:

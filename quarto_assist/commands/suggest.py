@@ -7,7 +7,7 @@ import json
 from engine import Position, Variant
 from engine.coach import explain
 from engine.pieces import piece_symbol, piece_words
-from engine.position import PositionError
+from engine.position import AlreadyWonError, PositionError
 from engine.rules import cell_name
 from engine.solver import check_playable, suggest
 
@@ -30,9 +30,7 @@ def run(args) -> int:
     variant = Variant.parse(args.variant)
     try:
         position = Position.parse(args.position, variant, allow_won=args.played_on)
-    except PositionError as e:
-        if "already won" not in str(e):
-            raise
+    except AlreadyWonError as e:
         raise PositionError(f"{e}; if nobody claimed it in its move and play went on, add --played-on") from None
     check_playable(position, variant, dead_lines=args.played_on)
     if args.time_limit is not None and args.time_limit < 0:
