@@ -317,21 +317,49 @@ def two_heights(v: np.ndarray) -> np.ndarray | None:
     return got[0].astype(float)
 
 
-def two_colours(x: np.ndarray, least: int = 2) -> np.ndarray | None:
+def two_colours(x: np.ndarray, least: int = 2, p: np.ndarray | None = None) -> np.ndarray | None:
     """The other pieces' Lab colours ``x`` (n, 3) split into the set's two colours by the
     colours alone: (n,) 1.0 for the darker group, 0.0 for the lighter, or ``None`` when
     they do not fall clearly into two (:func:`_two_groups`, started from the darkest and
-    the lightest piece), or the groups lie less than ``SPLIT_GAP`` apart in colour or
-    ``SPLIT_L`` in lightness; each group holds ``least`` pieces at least. A set's two kinds
-    are two colours, and dark is the darker of them."""
+    the lightest piece) or the groups lie less than ``SPLIT_GAP`` apart in colour; each
+    group holds ``least`` pieces at least. A set's two kinds are two colours, and dark is
+    the darker of them where it is ``SPLIT_L`` darker in lightness. Two colours closer in
+    lightness are still two kinds (game80: white and lime plastic, 35 Lab but 7 L* apart in
+    the lamp's light): which is dark, vision says from the pieces' readings, ``p`` (n,)
+    their dark probabilities (NaN: not read), when its mean log odds over one group lie
+    ``VISION_SIDES`` above the other's; else ``None``."""
     x = np.asarray(x, float)
     got = _two_groups(x, x[:, 0], least)
     if got is None:
         return None
     light, centres = got
-    if np.linalg.norm(centres[1] - centres[0]) < SPLIT_GAP or centres[1][0] - centres[0][0] < SPLIT_L:
+    if np.linalg.norm(centres[1] - centres[0]) < SPLIT_GAP:
         return None
-    return (~light).astype(float)
+    if centres[1][0] - centres[0][0] >= SPLIT_L:
+        return (~light).astype(float)
+    if p is None:
+        return None
+    z = _log_odds(np.asarray(p, float))
+    known = ~np.isnan(z)
+    if not (known & light).any() or not (known & ~light).any():
+        return None
+    lighter_side = z[known & light].mean() - z[known & ~light].mean()
+    if abs(lighter_side) < VISION_SIDES:
+        return None
+    return (light if lighter_side > 0 else ~light).astype(float)
+
+
+#: vision decides which of two colours close in lightness is the dark kind when its mean
+#: log odds (readings capped at 0.02-0.98) over one colour's pieces lie this far above
+#: the other's
+VISION_SIDES = 1.0
+
+
+def _log_odds(p: np.ndarray) -> np.ndarray:
+    """Log odds of probabilities ``p``, capped at 0.02-0.98 as the cues weigh vision's
+    readings; NaN stays NaN."""
+    q = np.clip(p, 0.02, 0.98)
+    return np.log(q / (1 - q))
 
 
 #: vision's two kinds of the other pieces are weighed against only where their mean colours
@@ -352,7 +380,7 @@ def _kinds_with_a_sure_one(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> np.nd
     that vision reads surely as the kind its colour puts it in is not (game75's light
     orange and brown set: the first light piece, read light at 0.00, is the only one of its
     kind when the third dark one comes, which vision read light)."""
-    both = two_colours(np.vstack([x, v]), least=1)
+    both = two_colours(np.vstack([x, v]), least=1, p=np.append(p, np.nan))
     if both is None:
         return None
     for kind in (0.0, 1.0):
@@ -394,11 +422,11 @@ def _weighed_against_kinds(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> float
     or ``None`` while both kinds have not been seen (see :func:`dark_log_odds`) or, where
     the kinds are vision's readings, while their mean colours are not ``KINDS_APART``
     spreads apart."""
-    q = two_colours(x) if len(x) >= 2 else None
+    q = two_colours(x, p=p) if len(x) >= 2 else None
     if q is None and len(x) >= 2:
         # one other piece alone is no kind of the set, but the new piece may be the
         # second of its kind: two pieces alike and unlike the rest are one
-        both = two_colours(np.vstack([x, v]))
+        both = two_colours(np.vstack([x, v]), p=np.append(p, np.nan))
         q = both[:-1] if both is not None else None
     if q is None and len(x) >= 2:
         q = _kinds_with_a_sure_one(x, v, p)

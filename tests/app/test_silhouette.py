@@ -212,6 +212,30 @@ def test_pieces_of_one_colour_that_vision_splits_say_nothing_of_a_new_colour():
     assert dark_log_odds({**greens, 2: blue, 3: (41.0, -7.0, -9.0)}, {0: 0.9, 1: 0.8, 2: 0.2, 3: 0.5})[3] < -1
 
 
+def test_two_colours_close_in_lightness_are_two_kinds_and_vision_says_which_is_dark():
+    """game80 (white and lime plastic under a bright lamp): the lime pieces measured L* 89-91
+    against the white's 97, 34 Lab apart but only 7 L* darker, and vision read each lime piece
+    light, some surely (0.01, 0.03), one unsure (0.50). Which colour is dark the lightness
+    does not say; vision, over each colour's pieces, reads the lime more likely dark than the
+    white, and a new lime piece read light at 0.34 is the lime's kind: dark."""
+    from quarto_assist.silhouette import dark_log_odds, two_colours
+
+    rng = np.random.default_rng(5)
+    white, lime = np.array([97.0, -0.5, 0.0]), np.array([90.0, -33.0, -6.0])
+    kinds = [lime, white, lime, white, lime, white, white, lime]
+    colours = {c: tuple(k + rng.normal(0, 1.0, 3)) for c, k in enumerate(kinds)}
+    vision = {0: 0.01, 1: 0.00, 2: 0.50, 3: 0.00, 4: 0.03, 5: 0.00, 6: 0.00, 7: 0.34}
+    odds = dark_log_odds(colours, vision)
+    assert odds[7] > 1.0  # enough to turn 0.34 (-0.7) to dark
+    assert all(odds[c] < -2 for c in (1, 3, 5, 6))
+    # the same colours where vision reads both alike say nothing of which is dark
+    alike = {c: 0.02 for c in range(7)} | {7: 0.34}
+    assert 7 not in dark_log_odds(colours, alike)
+    x = np.array([colours[c] for c in range(7)])
+    assert two_colours(x) is None  # without vision's readings the lightness alone does not tell
+    assert list(two_colours(x, p=np.array([vision[c] for c in range(7)]))) == [1, 0, 1, 0, 1, 0, 0]
+
+
 def test_a_game_is_measured_with_the_board_as_first_seen_not_as_vision_follows_it_later(game):
     """The pixel tracker over the sample game, vision unsure of every piece's height
     (0.5) and reading the rest right, its cell centres right while the board is empty and
