@@ -1063,14 +1063,27 @@ class PixelTracker(Tracker):
 
     def cues(self) -> tuple[dict[int, float], dict[int, float]]:
         """Per cell, the log odds that its piece is tall from the heights measured in the
-        pictures, and dark from the silhouettes' colours, each weighed against the other
-        pieces of the game (``silhouette``); cells the measurements say nothing of are left
-        out."""
-        from .silhouette import dark_log_odds, tall_log_odds
+        pictures, and dark from the silhouettes' colours (or the body colour vision saw,
+        where a silhouette gave none), each weighed against the other pieces of the game
+        (``silhouette``); cells the measurements say nothing of are left out."""
+        from .silhouette import BODY_COLOUR_CAP, dark_log_odds, tall_log_odds
 
         measured = {c: h for c, h in self._heights.items() if h is not None}
         tall = tall_log_odds(measured, {c: q[0] for c, q in self._probs.items()})
-        dark = dark_log_odds({c: h.colour for c, h in measured.items()}, {c: q[1] for c, q in self._probs.items()})
+        colours = {c: h.colour for c, h in measured.items()}
+        # where a piece's silhouette gave no colour (not found, or measured under the board:
+        # a dark piece before a dark square), the body colour vision's closer look saw stands
+        # in; it says less (a glint on a glossy top, a shaded side). With a set's colours
+        # from calibration the body colour is weighed against those instead (_log_odds)
+        stand_in = set()
+        if not self.set_colours:
+            for c in self._probs:
+                if colours.get(c) is None and self._bodies.get(c):
+                    colours[c] = tuple(float(v) for v in np.mean(self._bodies[c], axis=0))
+                    stand_in.add(c)
+        dark = dark_log_odds(colours, {c: q[1] for c, q in self._probs.items()})
+        for c in stand_in & dark.keys():
+            dark[c] = float(np.clip(dark[c], -BODY_COLOUR_CAP, BODY_COLOUR_CAP))
         return tall, dark
 
     def _log_odds(self) -> dict[int, np.ndarray]:

@@ -57,6 +57,11 @@ COLOUR_SD, COLOUR_CAP = 6.0, 4.0
 #: disagreed that strongly (4 of 288 placements of 25 game videos, session 20) vision was
 #: right every time: the silhouette had caught a shaded side or a neighbour
 GAME_COLOUR_CAP = 3.5
+#: the most a piece's body colour as vision's closer look saw it may say (log odds), where
+#: its silhouette gave no colour: its window may hold a glint on a glossy top or a shaded
+#: side (a charcoal piece seen at L* 94, game73; a light one at L* 21 with the lamp off,
+#: game01), so it turns only vision's unsure readings (0.12-0.88)
+BODY_COLOUR_CAP = 2.0
 #: two groups of the game's piece colours are the set's two when their means are this far
 #: apart (Lab units), the darker this much darker (L*), and every piece lies within this
 #: share of its distance to the other group's mean from its own group's mean

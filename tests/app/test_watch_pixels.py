@@ -724,6 +724,40 @@ def test_a_calibrated_sets_colours_name_the_first_piece_of_a_game():
     assert run((44.0, 6.0, -5.0, 20.0, 2.0, 2.0, 6.0)) == 0x1
 
 
+def test_where_a_silhouette_gave_no_colour_the_body_colour_vision_saw_stands_in():
+    """game70 (brown and light grey wood under a warm lamp): the silhouettes of the light
+    pieces gave no colour, so the game's brown pieces were its only colour and a fourth
+    brown piece read light (0.23) was named light. The light pieces' body colours, as
+    vision's closer look saw them, make the game's second colour; the brown piece is dark.
+    A body colour says less than a silhouette's: a light piece vision is sure of stays
+    light even where its body colour looks dark (a shaded side, the lamp off)."""
+    from quarto_assist.silhouette import BODY_COLOUR_CAP, GAME_COLOUR_CAP, Height
+
+    brown = {0: (33.0, 19.0, 27.0), 1: (19.0, 16.0, 20.0), 2: (20.0, 17.0, 20.0), 5: (38.0, 28.0, 35.0)}
+    grey = {3: (33.0, 2.0, 12.0), 4: (48.0, -1.0, 15.0)}
+    vision = {0: 0.84, 1: 1.0, 2: 0.99, 3: 0.04, 4: 0.01, 5: 0.23}
+
+    def tracker(bodies):
+        tr = PixelTracker(PixelSettings())
+        for c, p in vision.items():
+            tr._probs[c] = np.array([0.5, p, 0.5, 0.5, 0.0])
+            tr._large[c] = [False]
+            tr._heights[c] = Height(1.0, 0.1, colour=brown.get(c))  # the grey ones: no colour
+        for c, lab in bodies.items():
+            tr._bodies[c] = [np.array(lab)]
+        return tr
+
+    assert 5 not in tracker({}).cues()[1]  # the brown pieces' colour alone: nothing said
+    dark = tracker(grey).cues()[1]
+    assert dark[5] > 1.5  # enough to turn 0.23 (-1.2) to dark
+    assert -BODY_COLOUR_CAP <= dark[3] < 0 and -BODY_COLOUR_CAP <= dark[4] < 0  # a body colour says less
+    assert abs(dark[0]) <= GAME_COLOUR_CAP
+    # a light piece read surely light, its body seen dark (shaded): still light
+    tr = tracker({**grey, 4: (21.0, 13.0, 19.0)})
+    z = tr._log_odds()[4][1]
+    assert z < 0
+
+
 def _textured(motion):
     """A frame maker on a board with a grain (so an empty cell's picture depends on where
     the camera is), everything moved by the (2, 3) affine map ``motion``."""
