@@ -1066,7 +1066,7 @@ class PixelTracker(Tracker):
         pictures, and dark from the silhouettes' colours (or the body colour vision saw,
         where a silhouette gave none), each weighed against the other pieces of the game
         (``silhouette``); cells the measurements say nothing of are left out."""
-        from .silhouette import BODY_COLOUR_CAP, dark_log_odds, tall_log_odds
+        from .silhouette import dark_log_odds, tall_log_odds
 
         measured = {c: h for c, h in self._heights.items() if h is not None}
         tall = tall_log_odds(measured, {c: q[0] for c, q in self._probs.items()})
@@ -1081,9 +1081,7 @@ class PixelTracker(Tracker):
                 if colours.get(c) is None and self._bodies.get(c):
                     colours[c] = tuple(float(v) for v in np.mean(self._bodies[c], axis=0))
                     stand_in.add(c)
-        dark = dark_log_odds(colours, {c: q[1] for c, q in self._probs.items()})
-        for c in stand_in & dark.keys():
-            dark[c] = float(np.clip(dark[c], -BODY_COLOUR_CAP, BODY_COLOUR_CAP))
+        dark = dark_log_odds(colours, {c: q[1] for c, q in self._probs.items()}, stand_in)
         return tall, dark
 
     def _log_odds(self) -> dict[int, np.ndarray]:

@@ -62,6 +62,9 @@ GAME_COLOUR_CAP = 3.5
 #: side (a charcoal piece seen at L* 94, game73; a light one at L* 21 with the lamp off,
 #: game01), so it turns only vision's unsure readings (0.12-0.88)
 BODY_COLOUR_CAP = 2.0
+#: a body colour standing in for a silhouette's counts in vision's two kinds only where vision
+#: reads its piece this surely dark or light (0.8 and 0.9 alike in the replays of session 31)
+STAND_IN_SURE = 0.85
 #: two groups of the game's piece colours are the set's two when their means are this far
 #: apart (Lab units), the darker this much darker (L*), and every piece lies within this
 #: share of its distance to the other group's mean from its own group's mean
@@ -421,12 +424,14 @@ def _unlike_one_kind(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> bool | None
     return None
 
 
-def _weighed_against_kinds(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> float | None:
+def _weighed_against_kinds(x: np.ndarray, v: np.ndarray, p: np.ndarray, stand_in: np.ndarray | None = None) -> float | None:
     """Log odds that the new piece (Lab ``v``) is dark, weighed against the mean colour of
     each kind among the other pieces (``x`` (n, 3), ``p`` (n,) vision's dark probabilities),
     or ``None`` while both kinds have not been seen (see :func:`dark_log_odds`) or, where
     the kinds are vision's readings, while their mean colours are not ``KINDS_APART``
-    spreads apart."""
+    spreads apart. ``stand_in`` (n,) bool: colours that stand in for a silhouette's
+    (:func:`dark_log_odds`); in vision's kinds they count only where vision is sure of
+    their piece (``STAND_IN_SURE``)."""
     q = two_colours(x, p=p) if len(x) >= 2 else None
     if q is None and len(x) >= 2:
         # one other piece alone is no kind of the set, but the new piece may be the
@@ -437,6 +442,11 @@ def _weighed_against_kinds(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> float
         q = _kinds_with_a_sure_one(x, v, p)
     from_vision = q is None
     if from_vision:
+        if stand_in is not None and stand_in.any():
+            # game82: a light piece's body colour, read dark at 0.79, made the dark kind
+            # alone, and the next light piece, of its colour, came out dark
+            keep = ~stand_in | (np.maximum(p, 1 - p) >= STAND_IN_SURE)
+            x, p = x[keep], p[keep]
         q = p
     q = np.clip(q, 0.02, 0.98)
     wd, wl = q.sum(), (1 - q).sum()
@@ -455,10 +465,13 @@ def _weighed_against_kinds(x: np.ndarray, v: np.ndarray, p: np.ndarray) -> float
     return float(np.clip(llr, -GAME_COLOUR_CAP, GAME_COLOUR_CAP))
 
 
-def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
+def dark_log_odds(colours: dict, dark_prob: dict, stand_ins=()) -> dict:
     """Per cell the log odds, from the silhouettes' colours alone, that its piece is the
     dark kind, given the other pieces' colours. ``colours`` {cell: Lab triple or None},
-    ``dark_prob`` {cell: vision's probability that it is dark}. A set has two colours; the
+    ``dark_prob`` {cell: vision's probability that it is dark}; ``stand_ins``: cells whose
+    colour is not a silhouette's but the body colour vision saw (a silhouette gave none),
+    which say less of their own piece (``BODY_COLOUR_CAP``) and count in vision's kinds only
+    where vision is sure of them. A set has two colours; the
     game's pieces show them, in this light and from this camera: the new piece is weighed
     against the mean colour of each kind so far, with the spread seen within the kinds (at
     least ``COLOUR_SD``). Which kind each other piece is: from the colours alone when they
@@ -476,12 +489,12 @@ def dark_log_odds(colours: dict, dark_prob: dict) -> dict:
         x = np.array([colours[o] for o in others], float)
         v = np.asarray(colours[c], float)
         p = np.array([dark_prob.get(o, 0.5) for o in others], float)
-        llr = _weighed_against_kinds(x, v, p)
+        llr = _weighed_against_kinds(x, v, p, np.array([o in stand_ins for o in others]))
         if llr is None:
             dark = _unlike_one_kind(x, v, p)
             llr = None if dark is None else (GAME_COLOUR_CAP if dark else -GAME_COLOUR_CAP)
         if llr is not None:
-            out[c] = llr
+            out[c] = float(np.clip(llr, -BODY_COLOUR_CAP, BODY_COLOUR_CAP)) if c in stand_ins else llr
     return out
 
 

@@ -236,6 +236,28 @@ def test_two_colours_close_in_lightness_are_two_kinds_and_vision_says_which_is_d
     assert list(two_colours(x, p=np.array([vision[c] for c in range(7)]))) == [1, 0, 1, 0, 1, 0, 0]
 
 
+def test_a_body_colour_standing_in_says_less_and_makes_no_kind_on_an_unsure_reading():
+    """game82 (light grey and charcoal paint): the first light piece's silhouette was its
+    shaded cup (L* 49), the second light piece's gave no colour and its body colour (L* 88,
+    read dark at 0.79) stood in; weighed against those two as vision's kinds, the third
+    light piece (L* 90) came out dark. A stand-in colour counts in vision's kinds only where
+    vision is sure of its piece, and what it says of its own piece is capped."""
+    from quarto_assist.silhouette import BODY_COLOUR_CAP, dark_log_odds
+
+    colours = {0: (49.0, -3.0, -10.0), 1: (88.0, -4.0, -9.0), 2: (90.0, -3.0, -9.0)}
+    vision = {0: 0.04, 1: 0.79, 2: 0.32}
+    assert dark_log_odds(colours, vision)[2] > 2  # taken for a silhouette's colour: dark, wrongly
+    assert dark_log_odds(colours, vision, stand_ins={1}).get(2, 0.0) <= 0
+    # read surely dark, the stand-in counts; its own cue is capped
+    sure = {0: 0.04, 1: 0.97, 2: 0.32}
+    assert dark_log_odds(colours, sure, stand_ins={1})[2] > 2
+    # a stand-in's own colour says at most BODY_COLOUR_CAP: the same three, the light piece's
+    # colour standing in, weighed against a sure dark and a sure light one
+    three = {0: (30.0, 0.0, 0.0), 1: (88.0, -4.0, -9.0), 2: (90.0, -3.0, -9.0), 3: (29.0, 1.0, 0.0)}
+    odds = dark_log_odds(three, {0: 0.99, 1: 0.5, 2: 0.01, 3: 0.98}, stand_ins={2})
+    assert -BODY_COLOUR_CAP <= odds[2] < -1
+
+
 def test_a_game_is_measured_with_the_board_as_first_seen_not_as_vision_follows_it_later(game):
     """The pixel tracker over the sample game, vision unsure of every piece's height
     (0.5) and reading the rest right, its cell centres right while the board is empty and
