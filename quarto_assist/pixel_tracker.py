@@ -36,6 +36,7 @@ from scipy.optimize import linear_sum_assignment
 
 from engine.pieces import ALL_PIECES, DARK, HOLLOW, SQUARE, TALL
 
+from .silhouette import capped_log_odds as _logit
 from .tracker import Issue, Tracker, TrackerSettings, TrackEvent, _moved_points, _spacing, piece_log_likelihoods
 
 #: a change of every cell's brightness by this share from one frame to the next is a change of light
@@ -198,11 +199,6 @@ def cells_own_light_change(now: np.ndarray, before: np.ndarray) -> np.ndarray:
     b = np.einsum("cni,cn->ci", x, now)
     gain = np.linalg.solve(a, b[:, :, None])[:, :, 0]  # (16, 3)
     return np.abs(now - np.einsum("cni,ci->cn", x, gain)).mean(axis=1)
-
-
-def _logit(p) -> np.ndarray:
-    p = np.clip(np.asarray(p, float), 0.02, 0.98)
-    return np.log(p / (1 - p))
 
 
 def _look(cell: int, probs: list, close) -> np.ndarray:

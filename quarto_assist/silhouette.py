@@ -69,6 +69,9 @@ STAND_IN_SURE = 0.85
 #: apart (Lab units), the darker this much darker (L*), and every piece lies within this
 #: share of its distance to the other group's mean from its own group's mean
 SPLIT_GAP, SPLIT_L, SPLIT_SHARE = 25.0, 8.0, 0.5
+#: where the two groups are closer in lightness, vision decides which is the dark kind when
+#: its mean log odds (``capped_log_odds``) over one group's pieces lie this far above the other's
+VISION_SIDES = 1.0
 #: a shadow: every channel darker than this factor, the channels' log ratios within this
 #: spread; the colour is taken without such pixels unless fewer than this share are left
 SHADOW_DARKER, SHADOW_CHROMA, SHADOW_KEEP = 0.85, 0.25, 0.2
@@ -325,6 +328,13 @@ def two_heights(v: np.ndarray) -> np.ndarray | None:
     return got[0].astype(float)
 
 
+def capped_log_odds(p) -> np.ndarray:
+    """Log odds of probabilities ``p``, capped at 0.02-0.98 as the cues weigh vision's
+    readings (its surest say 3.9); NaN stays NaN."""
+    q = np.clip(np.asarray(p, float), 0.02, 0.98)
+    return np.log(q / (1 - q))
+
+
 def two_colours(x: np.ndarray, least: int = 2, p: np.ndarray | None = None) -> np.ndarray | None:
     """The other pieces' Lab colours ``x`` (n, 3) split into the set's two colours by the
     colours alone: (n,) 1.0 for the darker group, 0.0 for the lighter, or ``None`` when
@@ -347,7 +357,7 @@ def two_colours(x: np.ndarray, least: int = 2, p: np.ndarray | None = None) -> n
         return (~light).astype(float)
     if p is None:
         return None
-    z = _log_odds(np.asarray(p, float))
+    z = capped_log_odds(p)
     known = ~np.isnan(z)
     if not (known & light).any() or not (known & ~light).any():
         return None
@@ -355,19 +365,6 @@ def two_colours(x: np.ndarray, least: int = 2, p: np.ndarray | None = None) -> n
     if abs(lighter_side) < VISION_SIDES:
         return None
     return (light if lighter_side > 0 else ~light).astype(float)
-
-
-#: vision decides which of two colours close in lightness is the dark kind when its mean
-#: log odds (readings capped at 0.02-0.98) over one colour's pieces lie this far above
-#: the other's
-VISION_SIDES = 1.0
-
-
-def _log_odds(p: np.ndarray) -> np.ndarray:
-    """Log odds of probabilities ``p``, capped at 0.02-0.98 as the cues weigh vision's
-    readings; NaN stays NaN."""
-    q = np.clip(p, 0.02, 0.98)
-    return np.log(q / (1 - q))
 
 
 #: vision's two kinds of the other pieces are weighed against only where their mean colours
@@ -470,9 +467,9 @@ def dark_log_odds(colours: dict, dark_prob: dict, stand_ins=()) -> dict:
     dark kind, given the other pieces' colours. ``colours`` {cell: Lab triple or None},
     ``dark_prob`` {cell: vision's probability that it is dark}; ``stand_ins``: cells whose
     colour is not a silhouette's but the body colour vision saw (a silhouette gave none),
-    which say less of their own piece (``BODY_COLOUR_CAP``) and count in vision's kinds only
-    where vision is sure of them. A set has two colours; the
-    game's pieces show them, in this light and from this camera: the new piece is weighed
+    which say less of their own piece (``BODY_COLOUR_CAP``) and count in vision's kinds
+    only where vision is sure of them. A set has two colours; the game's pieces show them,
+    in this light and from this camera: the new piece is weighed
     against the mean colour of each kind so far, with the spread seen within the kinds (at
     least ``COLOUR_SD``). Which kind each other piece is: from the colours alone when they
     fall clearly into two (:func:`two_colours`: vision may take the set's darker colour for
