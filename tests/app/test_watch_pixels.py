@@ -737,10 +737,10 @@ def test_where_a_silhouette_gave_no_colour_the_body_colour_vision_saw_stands_in(
     grey = {3: (33.0, 2.0, 12.0), 4: (48.0, -1.0, 15.0)}
     vision = {0: 0.84, 1: 1.0, 2: 0.99, 3: 0.04, 4: 0.01, 5: 0.23}
 
-    def tracker(bodies):
+    def tracker(bodies, read=vision):
         tr = PixelTracker(PixelSettings())
-        for c, p in vision.items():
-            tr._probs[c] = np.array([0.5, p, 0.5, 0.5, 0.0])
+        for c, p in read.items():
+            tr._probs[c] = np.array([0.5, p, 0.5, 0.5])
             tr._large[c] = [False]
             tr._heights[c] = Height(1.0, 0.1, colour=brown.get(c))  # the grey ones: no colour
         for c, lab in bodies.items():
@@ -752,10 +752,12 @@ def test_where_a_silhouette_gave_no_colour_the_body_colour_vision_saw_stands_in(
     assert dark[5] > 1.5  # enough to turn 0.23 (-1.2) to dark
     assert -BODY_COLOUR_CAP <= dark[3] < 0 and -BODY_COLOUR_CAP <= dark[4] < 0  # a body colour says less
     assert abs(dark[0]) <= GAME_COLOUR_CAP
-    # a light piece read surely light, its body seen dark (shaded): still light
-    tr = tracker({**grey, 4: (21.0, 13.0, 19.0)})
-    z = tr._log_odds()[4][1]
-    assert z < 0
+    # a light piece read light (0.1), its body seen dark (shaded): its colour turns it no
+    # further than BODY_COLOUR_CAP, so it stays light
+    # (a third grey piece, 6, keeps the grey a kind of two)
+    tr = tracker({**grey, 6: grey[4], 4: (21.0, 13.0, 19.0)}, {**vision, 4: 0.1, 6: 0.01})
+    assert tr.cues()[1][4] == pytest.approx(BODY_COLOUR_CAP)
+    assert tr._log_odds()[4][1] < 0
 
 
 def _textured(motion):
