@@ -36,7 +36,8 @@ from scipy.optimize import linear_sum_assignment
 
 from engine.pieces import ALL_PIECES, DARK, HOLLOW, SQUARE, TALL
 
-from .silhouette import capped_log_odds as _logit
+from .silhouette import (board_homography, capped_log_odds as _logit, dark_log_odds, measure_height,
+                         set_colour_log_odds, tall_log_odds)
 from .tracker import Issue, Tracker, TrackerSettings, TrackEvent, _moved_points, _spacing, piece_log_likelihoods
 
 #: a change of every cell's brightness by this share from one frame to the next is a change of light
@@ -1015,8 +1016,6 @@ class PixelTracker(Tracker):
         the others; the frame itself while the light is as it was."""
         if frame is None or self._sig_centers is None or np.abs(self._light - 1.0).max() < LIGHT_NOTED:
             return frame
-        from .silhouette import board_homography
-
         H = board_homography(self._sig_centers)
         if H is None:
             return frame
@@ -1043,8 +1042,6 @@ class PixelTracker(Tracker):
         accepted and the frame being judged (:func:`quarto_assist.silhouette.measure_height`)."""
         if not self.settings.heights or self._base_frame is None or self._frame is None or self.centers is None:
             return None
-        from .silhouette import measure_height
-
         occupied = [i for i, p in enumerate(self.board) if p is not None]
         # the board as first seen clear (the signatures' centres), not as followed since: the
         # height hangs on the board's perspective, which a few pixels of error in later
@@ -1062,8 +1059,6 @@ class PixelTracker(Tracker):
         pictures, and dark from the silhouettes' colours (or the body colour vision saw,
         where a silhouette gave none), each weighed against the other pieces of the game
         (``silhouette``); cells the measurements say nothing of are left out."""
-        from .silhouette import dark_log_odds, tall_log_odds
-
         measured = {c: h for c, h in self._heights.items() if h is not None}
         tall = tall_log_odds(measured, {c: q[0] for c, q in self._probs.items()})
         colours = {c: h.colour for c, h in measured.items()}
@@ -1099,8 +1094,6 @@ class PixelTracker(Tracker):
             z[0] += tall.get(cell, 0.0)
             z[1] += dark.get(cell, 0.0)
             if self.set_colours and self._bodies.get(cell):
-                from .silhouette import set_colour_log_odds
-
                 z[1] += set_colour_log_odds(np.mean(self._bodies[cell], axis=0), self.set_colours)
             out[cell] = z
         return out
