@@ -25,7 +25,7 @@ import numpy as np
 
 from .catalog import BOARDS, PIECE_SETS, piece_set_for
 from .hand import hand_capsules
-from .sampling import SceneSampler, cell_world, piece_height
+from .sampling import SceneSampler, cell_world, off_centre, piece_height
 from .script import missed_quarto_game
 from .truth import HEX, _r
 
@@ -50,12 +50,24 @@ def video_spec(seed: int, board: str, piece_set: str) -> dict:
     return spec
 
 
+def placement_offsets(seed: int, spec: dict, off_centred: bool) -> dict[int, tuple[float, float]]:
+    """Per piece, where it is set down against its cell's centre (metres, world x, y): off by
+    a little (``sampling.off_centre``) when ``off_centred``, else on the centre. Drawn from a
+    generator of their own, so that the rest of the seed's scene stays what it was."""
+    rng = random.Random(seed * 7919 + 32)
+    board, ps = BOARDS[spec["board"]["id"]], piece_set_for(spec["piece_set"])
+    return {p: off_centre(rng, board, ps) if off_centred else (0.0, 0.0) for p in range(16)}
+
+
 def hand_for(spec: dict, cell: int, player: int, phase: str, piece: int | None) -> dict:
     """Hand of ``player`` (0: one side of the board, 1: the opposite side) at ``phase``
     ("approach", "placing", "leaving") over ``cell``; holds ``piece`` unless leaving."""
     ps = piece_set_for(spec["piece_set"])
     b = BOARDS[spec["board"]["id"]]
     x, y, z = cell_world(spec, cell)
+    if piece is not None:  # the hand sets the piece down where it will stand
+        dx, dy = spec.get("_off", {}).get(piece, (0.0, 0.0))
+        x, y = x + dx, y + dy
     reach = spec["board"]["yaw_deg"] + 90 + 180 * player + spec["_reach_jitter"][player]
     u = np.array([math.cos(math.radians(reach)), math.sin(math.radians(reach)), 0.0])
     h = piece_height(ps, piece) if piece is not None else ps.short_h
@@ -79,7 +91,11 @@ def hand_for(spec: dict, cell: int, player: int, phase: str, piece: int | None) 
 
 def render_game(out_mp4: str, seed: int, board: str, piece_set: str, fps: int = 10, frames_dir: str | None = None,
                 threads: int = 2, crf: int = 28, log=print, preview: bool = False, samples: int | None = None,
-                render_scale: float | None = None) -> dict:
+                render_scale: float | None = None, off_centred: bool = False) -> dict:
+    """Render the game of ``seed`` to ``out_mp4`` and write its truth beside it.
+    ``off_centred``: players set each piece down slightly off its cell's centre, as the
+    stills do (``sampling.off_centre``); without it every piece stands on its centre, as in
+    the videos rendered before session 32 (their seeds still give the same videos)."""
     from .blender_scene import SceneBuilder
     from .dataset import quiet_stdout
     from .post import add_noise, develop, lens_warp, read_exr, to_bgr8
@@ -99,6 +115,7 @@ def render_game(out_mp4: str, seed: int, board: str, piece_set: str, fps: int = 
     spec["_sleeves"] = [[rng.uniform(0.1, 0.9) for _ in range(3)] for _ in range(2)]
     spares = {p["piece"]: p for p in spec["pieces"]}
     spec["_yaw"] = {p: rng.uniform(0, 360) for p in range(16)}
+    spec["_off"] = placement_offsets(seed, spec, off_centred)
     b = BOARDS[board]
     margin = margin_for(spec)
     with quiet_stdout(os.devnull):
@@ -112,7 +129,8 @@ def render_game(out_mp4: str, seed: int, board: str, piece_set: str, fps: int = 
         rest = list(spares.values())
         states.append((f"m{k:02d}-approach", on_board + rest, hand_for(spec, sp.cell, sp.player, "approach", sp.piece), APPROACH))
         x, y, z = cell_world(spec, sp.cell)
-        placed = {"piece": sp.piece, "cell": sp.cell, "x": x, "y": y, "z": z - b.recess_depth, "yaw_deg": spec["_yaw"][sp.piece]}
+        dx, dy = spec["_off"][sp.piece]
+        placed = {"piece": sp.piece, "cell": sp.cell, "x": x + dx, "y": y + dy, "z": z - b.recess_depth, "yaw_deg": spec["_yaw"][sp.piece]}
         states.append((f"m{k:02d}-placing", on_board + rest, hand_for(spec, sp.cell, sp.player, "placing", sp.piece), PLACING))
         on_board = on_board + [placed]
         states.append((f"m{k:02d}-leaving", on_board + rest, hand_for(spec, sp.cell, sp.player, "leaving", None), LEAVING))
@@ -204,7 +222,8 @@ def game_truth(spec: dict, script, first_frame: dict, frames: int, fps: int, vid
         f_settled = first_frame[f"m{k:02d}-settled"]
         placements.append({"t": round(f_place / fps, 3), "frame": f_place, "piece": HEX[sp.piece], "cell": sp.cell,
                            "cell_center": [round(float(v), 2) for v in centers[sp.cell]],
-                           "settled_t": round(f_settled / fps, 3), "settled_frame": f_settled, "player": sp.player})
+                           "settled_t": round(f_settled / fps, 3), "settled_frame": f_settled, "player": sp.player,
+                           "off_centre_mm": [round(1000 * v, 2) for v in spec.get("_off", {}).get(sp.piece, (0, 0))]})
         hands.append({"from_t": round(first_frame[f"m{k:02d}-approach"] / fps, 3), "to_t": round(f_settled / fps, 3)})
         for cells, words in sp.new_lines:
             lines.append({"t": round(f_place / fps, 3), "after_placement": k, "cells": cells,
@@ -263,10 +282,13 @@ def main(argv=None) -> int:
     ap.add_argument("--preview", action="store_true", help="fast low-quality render to check the choreography")
     ap.add_argument("--samples", type=int, help="Cycles samples per state (default 8)")
     ap.add_argument("--render-scale", type=float, help="render size relative to the frame (default 0.75)")
+    ap.add_argument("--off-centre", action="store_true",
+                    help="players set pieces down slightly off their cells' centres (up to 6 mm), as in the stills; "
+                         "without it every piece stands on its centre, as in the videos rendered before session 32")
     args = ap.parse_args(argv)
     t = render_game(args.out, args.seed, args.board, args.piece_set, args.fps, args.frames_dir, args.threads, args.crf,
                     log=lambda s: print(s, file=sys.stderr, flush=True), preview=args.preview, samples=args.samples,
-                    render_scale=args.render_scale)
+                    render_scale=args.render_scale, off_centred=args.off_centre)
     print(f"wrote {args.out}: {t['frames']} frames, {len(t['placements'])} placements, "
           f"{sum(not w['claimed'] for w in t['winning_lines'])} unclaimed line(s)", file=sys.stderr)
     return 0

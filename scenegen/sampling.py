@@ -41,6 +41,16 @@ def cell_world(spec: dict, cell: int, z: float | None = None) -> list[float]:
     return [x, y, b.thickness if z is None else z]
 
 
+
+def off_centre(rng: random.Random, board, ps) -> tuple[float, float]:
+    """Where a player sets a piece down against its cell's centre, in metres (board x, y):
+    slightly off, up to a third of the free space around the piece and at most 6 mm, in any
+    direction."""
+    off = rng.uniform(0, 1) * min((board.pitch - ps.width) / 3, 0.006) if board.pitch > ps.width else 0.0
+    oa = rng.uniform(0, 2 * math.pi)
+    return off * math.cos(oa), off * math.sin(oa)
+
+
 def board_top_points(spec: dict, n: int = 9) -> np.ndarray:
     """A grid of points over the board's top surface, world coordinates (n*n, 3)."""
     b = BOARDS[spec["board"]["id"]]
@@ -310,12 +320,10 @@ class SceneSampler:
         present = spec["board"]["present"]
         b = BOARDS[spec["board"]["id"]]
         for piece, cell in zip(order[:n_on_board], cells[:n_on_board]):
-            # slightly off centre: up to a third of the free space around the piece, at most 6 mm
-            off = rng.uniform(0, 1) * min((b.pitch - ps.width) / 3, 0.006) if b.pitch > ps.width else 0.0
-            oa = rng.uniform(0, 2 * math.pi)
+            dx, dy = off_centre(rng, b, ps)
             x, y, _ = cell_world(spec, cell)
             z = b.thickness - b.recess_depth
-            out.append({"piece": piece, "cell": cell, "x": x + off * math.cos(oa), "y": y + off * math.sin(oa), "z": z,
+            out.append({"piece": piece, "cell": cell, "x": x + dx, "y": y + dy, "z": z,
                         "yaw_deg": rng.uniform(0, 360) if rng.random() < 0.8 else spec["board"]["yaw_deg"] + rng.gauss(0, 4)})
         # spare pieces stand on the table beside the board, in one or two groups
         spares = order[n_on_board:]
