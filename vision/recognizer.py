@@ -355,6 +355,7 @@ class Recognizer:
         # a pitch outside the outer cells, where a drawn board's rim may pull it, counted
         # half as much as a cell): whichever explains the zoomed maps better. A corner
         # cell whose foot a piece hides leaves the cells-only grid free to swing there
+        before = explain_score(H_out, maps)[0] if np.isfinite(H_out).all() else 0.0
         H_new, n = refine(H_out, cells, np.zeros((0, 3)), st.match_tolerance, st.refine_rounds + 1)
         score = explain_score(H_new, maps)[0] if np.isfinite(H_new).all() else 0.0
         if n < st.zoom_min_inliers or not st.zoom_cells_only:
@@ -368,9 +369,14 @@ class Recognizer:
         pitch = float(np.median(cell_pitch_px(H_work)))
         shift = np.hypot(*(apply_homography(H_new, cell_grid()) - apply_homography(H_work, cell_grid())).T)
         info.update(zoom_gain=round(float(gain), 2), zoom_inliers=n, zoom_score=round(score, 3),
+                    zoom_score_before=round(before, 3),
                     zoom_shift=round(float(shift.max()) / pitch, 3) if np.isfinite(shift).all() else None)
+        # a refit moving the board farther than zoom_max_shift is believed only where it
+        # explains the zoomed maps that much better than the board it started from, and none
+        # that explains them worse: it moved away from what the finer view shows
+        limit = st.zoom_max_shift_better if score - before >= st.zoom_better_by > 0 else st.zoom_max_shift
         if n < st.zoom_min_inliers or score < st.min_score or not np.isfinite(shift).all() or \
-                shift.max() > st.zoom_max_shift * pitch:
+                shift.max() > limit * pitch or (st.zoom_not_worse and score < before):
             info["zoom"] = "refused"
             return H_work
         info["zoom"] = "used"
