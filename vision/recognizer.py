@@ -372,11 +372,10 @@ class Recognizer:
                     zoom_score_before=round(before, 3),
                     zoom_shift=round(float(shift.max()) / pitch, 3) if np.isfinite(shift).all() else None)
         # a refit moving the board farther than zoom_max_shift is believed only where it
-        # explains the zoomed maps that much better than the board it started from, and none
-        # that explains them worse: it moved away from what the finer view shows
+        # explains the zoomed maps that much better than the board it started from
         limit = st.zoom_max_shift_better if score - before >= st.zoom_better_by > 0 else st.zoom_max_shift
         if n < st.zoom_min_inliers or score < st.min_score or not np.isfinite(shift).all() or \
-                shift.max() > limit * pitch or (st.zoom_not_worse and score < before):
+                shift.max() > limit * pitch:
             info["zoom"] = "refused"
             return H_work
         info["zoom"] = "used"
