@@ -41,9 +41,8 @@ def cell_world(spec: dict, cell: int, z: float | None = None) -> list[float]:
     return [x, y, b.thickness if z is None else z]
 
 
-
 def off_centre(rng: random.Random, board, ps) -> tuple[float, float]:
-    """Where a player sets a piece down against its cell's centre, in metres (board x, y):
+    """Where a player sets a piece down against its cell's centre: (dx, dy) in metres,
     slightly off, up to a third of the free space around the piece and at most 6 mm, in any
     direction."""
     off = rng.uniform(0, 1) * min((board.pitch - ps.width) / 3, 0.006) if board.pitch > ps.width else 0.0
