@@ -22,4 +22,3 @@ def test_calibration_photos_show_the_games_own_scene_with_every_piece_on_the_boa
         assert spec["hand"] is None
     assert [p["cell"] for p in a["pieces"]] != [p["cell"] for p in b["pieces"]]  # two arrangements
     assert calibration_spec(64, "walnut-checker", "procedural", 0)["pieces"] == a["pieces"]  # deterministic
-
