@@ -308,7 +308,7 @@ class BoardNetSettings:
     #: maps by ``zoom_better_by`` more than the board it started from (0 = never). Session
     #: 32: a grey copy of the Gigamic sample photo was read with its grid 0.37 pitch off, the
     #: refit (0.64 against 0.22) refused; on 96 development images (v2-dev, tests/data,
-    #: samples) cells fully right 83.63 -> 83.70 %, mean centre error 2.90 -> 2.77 px; on 66
+    #: samples) cells fully right 83.63 -> 83.70 %, mean centre error 2.90 -> 2.77 px; on 127
     #: held-out renders it never fired (docs/vision.md, "Session 32")
     zoom_max_shift_better: float = 0.6
     zoom_better_by: float = 0.1
