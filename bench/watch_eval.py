@@ -304,7 +304,7 @@ def main(argv=None) -> int:
         fps = f"{frames / secs:6.1f}" if frames else "   ?"
         dl = " ".join(f"{d:+.2f}" for d in s.delays) or "-"
         print(f"{os.path.relpath(v, ROOT)}: placements {s.found}/{s.placements} found ({s.located} at the right cell "
-              f"and time, any piece; {s.final_right} with the right piece after re-reading), {s.invented} invented; "
+              f"and time, any piece; {s.final_right} with the right piece on the right cell after re-reading and moves), {s.invented} invented; "
               f"unclaimed Quartos {s.announced}/{s.lines} announced (delay after settled+grace: {dl}), "
               f"{s.wrong_reason} for a wrong reason, {s.false_quartos} false; {_flags(s.flags)}; {fps} fps incl. start-up")
         unsure = [e for e in events if e["event"] == "quarto_unsure"]
@@ -328,7 +328,7 @@ def main(argv=None) -> int:
         for k, n in s.flags.items():
             flags[k] = flags.get(k, 0) + n
         delays += s.delays
-    print(f"TOTAL: placements {tot['f']}/{tot['p']} found ({tot['loc']} at the right cell and time, {tot['fr']} right after re-reading), "
+    print(f"TOTAL: placements {tot['f']}/{tot['p']} found ({tot['loc']} at the right cell and time, {tot['fr']} right after re-reading and moves), "
           f"{tot['i']} invented; unclaimed Quartos "
           f"{tot['a']}/{tot['l']} announced within 1.5 s ({tot['wr']} for a wrong reason), {tot['fq']} false; {_flags(flags)}"
           + (f"; worst delay {max(delays):+.2f} s" if delays else ""))

@@ -100,6 +100,23 @@ class WatchedGame:
             if self.start[c] is not None and all(p.cell != c for p in self.placements):
                 self.start[c] = q
 
+    def relocate(self, cell: int, to: int, piece: int) -> None:
+        """The piece placed on ``cell`` stands on ``to`` as ``piece`` (seen standing
+        elsewhere, or read again there): its move is changed, its place in the game kept.
+        Raises :class:`PositionError` and changes nothing if the board would not be valid."""
+        b = self.board()
+        if b[cell] is None:
+            raise PositionError(f"cell {cell_name(cell)} is empty: no piece to move")
+        if b[to] is not None:
+            raise PositionError(f"cell {cell_name(to)} is taken by {piece_symbol(b[to])}")
+        if piece in b and b.index(piece) != cell:
+            raise PositionError(f"piece {piece_symbol(piece)} is already on {cell_name(b.index(piece))}")
+        for p in self.placements:
+            if p.cell == cell:
+                p.cell, p.piece = to, piece
+                return
+        self.start[cell], self.start[to] = None, piece
+
     # --- record -----------------------------------------------------------------
     def start_text(self) -> str:
         return str(Position(self.start, None))

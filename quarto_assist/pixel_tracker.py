@@ -291,6 +291,10 @@ class PixelTracker(Tracker):
         super().__init__(settings or PixelSettings(), board)
         self.baseline: np.ndarray | None = None  # (16, THUMB*THUMB): the accepted board's picture
         self._before: dict[int, Before] = {}  # cell -> its picture before its piece came
+        #: cell -> the touching empty cells that changed as its piece was set down (where the
+        #: piece may stand instead: a shadow cast over the cell in front changes it too), each
+        #: with its picture before then
+        self._alts: dict[int, dict[int, Before]] = {}
         self._latest: np.ndarray | None = None  # last steady window's mean signature
         self._issue_key = None
         self._sig_centers: np.ndarray | None = None
@@ -365,7 +369,7 @@ class PixelTracker(Tracker):
         super()._moved(t, motion, picture)
         if self._sig_centers is not None:
             self._sig_centers = _moved_points(self._sig_centers, motion)
-        for before in self._before.values():
+        for before in [*self._before.values(), *(b for alts in self._alts.values() for b in alts.values())]:
             before.moved(motion if picture is None else picture)
         if self._base_frame is not None:
             h, w = self._base_frame.shape[:2]
@@ -409,7 +413,7 @@ class PixelTracker(Tracker):
         self._light, self._light_accepted, self._first_look = np.ones(16), np.ones(16), ({}, ())
         if self._latest is not None:
             self._accept(self._latest)
-        self._before = {}
+        self._before, self._alts = {}, {}
         self._issue_key = None
 
     def finish(self, t: float) -> list[TrackEvent]:
@@ -782,14 +786,21 @@ class PixelTracker(Tracker):
                 else:
                     placed = (c, piece, ll)
         disappeared = [Issue("disappeared", (g,), (self.board[g],)) for g in gone]
+        relocated = None
         if not new_here and hidden is None:
             # nothing new: a piece's cell that changed as much as a piece taken away, and still
-            # holds a piece, was swapped for another, or turned or nudged
-            issues += self._swapped([g for g in range(16) if self.board[g] is not None and g not in gone
-                                     and d[g] >= gone_level], win, mean)
+            # holds a piece, was swapped for another, or turned or nudged; or that piece
+            # stands on a cell beside it and a new one came where it was thought to stand
+            changed = [g for g in range(16) if self.board[g] is not None and g not in gone and d[g] >= gone_level]
+            relocated = self._relocate(changed, d, empty_share, win, t)
+            if relocated is not None:
+                relocated, placed = relocated
+                close, later = self._close_look(), None
+            else:
+                issues += self._swapped(changed, win, mean)
         if placed is not None and not issues:
             c, piece, ll = placed
-            out = []
+            out = [] if relocated is None else [relocated]
             if ll is not None:
                 if s.later_reads:
                     self._look_again(c, win, close)
@@ -805,6 +816,8 @@ class PixelTracker(Tracker):
             # is the first still one), and the new piece looked as it does now
             first = max(self._run_start, t - s.settle, self._first_change(c, mean[c], d[c]))
             self._before[c] = Before.of(self.baseline[c], self._base_frame, self._sig_centers, c)
+            self._alts[c] = {o: Before.of(self.baseline[o], self._base_frame, self._sig_centers, o) for o in empties
+                             if o != c and self.board[o] is None and d[o] >= s.place_change and _touching(c, o)}
             self.board[c] = piece
             if piece == self.given:
                 self._told.add(c)
@@ -917,6 +930,62 @@ class PixelTracker(Tracker):
             if empty_share[c] < 0.5 and not self._unexplained(c, empties, d, empty_share):
                 return c
         return None
+
+    def _relocate(self, changed: list[int], d: np.ndarray, empty_share: list[float], win,
+                  t: float) -> tuple[TrackEvent, tuple] | None:
+        """A piece placed earlier on ``g`` (one of the ``changed`` cells: its picture changed
+        as much as a piece taken away) that vision now reads as another piece, while a touching
+        cell that changed with it when it was set down (``_alts``) is still empty in the game,
+        unchanged since, and seen taken by vision: the piece stands on that cell, and the
+        earlier view put it on ``g`` by its shadow or its rise over ``g`` in the picture (a
+        lamp behind the board casts a tall piece's shadow over the cell in front: game88); a
+        new piece has now come on ``g``. The piece is moved there (read again from how it looks
+        there, among itself and the pieces not on the board) and the new one on ``g`` read.
+        Returns ``(the 'relocated' event, (g, new piece, its log-likelihoods))``, or None
+        (nothing of the game changed) when no cell shows that, or the new piece cannot be
+        read as a piece not on the board."""
+        s = self.settings
+        probs = [e[2][1] for e in win if e[2][1] is not None]
+        for g in changed:
+            if not self._reads_otherwise(g, probs):
+                continue
+            spots = [b for b in self._alts.get(g, {}) if self.board[b] is None and empty_share[b] < 0.5
+                     and d[b] < s.place_change]
+            if len(spots) != 1:
+                continue
+            b = spots[0]
+            close = self._close_look()
+            was = self.board[g]
+            look = _look(b, probs, close)
+            ll = piece_log_likelihoods(look)
+            there = max([q for q in ALL_PIECES if q not in self.board or q == was], key=lambda q: ll[q])
+            kept = (list(self.board), {k: dict(v) for k, v in self._kept().items()}, set(self._told), self.issues)
+            before = self._alts[g][b]
+            told = g in self._told and there == was
+            self._forget(g)
+            self._before.pop(g, None)
+            self.board[g], self.board[b] = None, there
+            self._probs[b], self._later[b], self._large[b] = look, [], [self._look_large(win, close)]
+            self._heights[b] = None  # measured where it does not stand
+            self._bodies.pop(b, None)
+            self._keep_body(b, close)
+            self._before[b] = before
+            if told:
+                self._told.add(b)
+            piece, dup, ll_new = self._identify(g, win, close)
+            if piece is not None and dup is None and ll_new is not None:
+                self.issues = [i for i in self.issues if g not in i.cells]
+                return (TrackEvent(t, "relocated", cell=b, piece=there, changes={g: (was, None), b: (None, there)}),
+                        (g, piece, ll_new))
+            self.board, held, self._told, self.issues = kept
+            for name, value in held.items():
+                setattr(self, name, value)
+        return None
+
+    def _kept(self) -> dict[str, dict]:
+        """The per-cell records of the pieces placed (by attribute name), to be put back."""
+        return {name: getattr(self, name) for name in ("_probs", "_later", "_large", "_heights", "_bodies",
+                                                       "_alts", "_before")}
 
     def _hidden_in_front(self, empties: list[int], d: np.ndarray, empty_share: list[float], gone_level: float,
                          win) -> int | None:
@@ -1031,6 +1100,7 @@ class PixelTracker(Tracker):
 
     def _forget(self, cell: int) -> None:
         self._told.discard(cell)
+        self._alts.pop(cell, None)
         self._later.pop(cell, None)
         self._probs.pop(cell, None)
         self._large.pop(cell, None)

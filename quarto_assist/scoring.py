@@ -4,7 +4,8 @@ A truth placement is *found* when a ``placed`` event has the same piece, its
 ``cell_center`` lies within half a cell of the truth centre, and its time lies between
 the placement's ``t`` and ``settled_t + late``. Any other ``placed`` event is *invented*.
 *located* counts placements at the right cell and time whatever the piece, *final_right*
-those of them whose piece is right after later ``reread`` events.
+those whose piece and cell are right after later ``reread`` and ``relocated`` events (a
+piece read again, or seen standing on another cell than it was put on).
 *flags* counts the ``flagged`` events by kind, and ``board_unmatched`` as ``unmatched``: in a
 fairly played game each is a false alarm.
 An unclaimed winning line is *announced* when a ``quarto`` event names the same four
@@ -27,7 +28,7 @@ class Score:
     placements: int = 0
     found: int = 0
     located: int = 0  # a placed event at the right cell and time, whatever piece it names
-    final_right: int = 0  # ... whose piece is right once later ``reread`` events are applied
+    final_right: int = 0  # right piece on the right cell once later ``reread`` / ``relocated`` events apply
     invented: int = 0
     lines: int = 0
     announced: int = 0
@@ -75,14 +76,14 @@ def score(truth: dict, events: list[dict], grace: float = 3.0, late: float = 1.5
             used.add(hit)
             s.found += 1
             s.placement_delays.append(placed[hit]["t"] - p["settled_t"])
-    final = _final_pieces(events, placed, half_cell)
+    final, where = _final_pieces(events, placed, half_cell)
     for p in tp:  # where and when, whatever piece: the tracker's part of the job
-        for i, e in enumerate(placed):
-            if np.linalg.norm(np.asarray(e["cell_center"], float) - np.asarray(p["cell_center"], float)) <= half_cell \
-                    and p["t"] - 1e-6 <= e["t"] <= p["settled_t"] + late:
-                s.located += 1
-                s.final_right += final[i].upper() == str(p["piece"]).upper()
-                break
+        want = np.asarray(p["cell_center"], float)
+        when = [i for i, e in enumerate(placed) if p["t"] - 1e-6 <= e["t"] <= p["settled_t"] + late]
+        if any(np.linalg.norm(np.asarray(placed[i]["cell_center"], float) - want) <= half_cell for i in when):
+            s.located += 1
+        at = [i for i in when if np.linalg.norm(where[i] - want) <= half_cell]
+        s.final_right += bool(at) and final[at[0]].upper() == str(p["piece"]).upper()
     for i, e in enumerate(placed):
         if i not in used:
             s.invented += 1
@@ -142,19 +143,22 @@ def score(truth: dict, events: list[dict], grace: float = 3.0, late: float = 1.5
     return s
 
 
-def _final_pieces(events: list[dict], placed: list[dict], half_cell: float) -> list[str]:
-    """The piece each ``placed`` event names once the ``reread`` events after it (pieces
-    read again together with a later one) are applied."""
+def _final_pieces(events: list[dict], placed: list[dict], half_cell: float) -> tuple[list[str], list[np.ndarray]]:
+    """The piece each ``placed`` event names, and the centre of its cell, once the
+    ``reread`` events after it (pieces read again together with a later one) and the
+    ``relocated`` ones (a piece seen standing on another cell) are applied."""
     final = [e["piece"] for e in placed]
+    where = [np.asarray(e["cell_center"], float) for e in placed]
     index = {id(e): i for i, e in enumerate(placed)}
     seen: list[int] = []
     for e in events:
         if id(e) in index:
             seen.append(index[id(e)])
-        elif e["event"] == "reread":
-            where = np.asarray(e["cell_center"], float)
+        elif e["event"] in ("reread", "relocated"):
+            at = np.asarray(e["was_center" if e["event"] == "relocated" else "cell_center"], float)
             for i in reversed(seen):
-                if np.linalg.norm(np.asarray(placed[i]["cell_center"], float) - where) <= half_cell:
+                if np.linalg.norm(where[i] - at) <= half_cell:
                     final[i] = e["piece"]
+                    where[i] = np.asarray(e["cell_center"], float)
                     break
-    return final
+    return final, where

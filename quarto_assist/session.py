@@ -418,6 +418,8 @@ class Watcher:
             self._placed(ev, now)
         elif ev.kind == "reread":
             self._reread(ev, now)
+        elif ev.kind == "relocated":
+            self._relocated(ev, now)
         elif ev.kind == "flagged":
             occupied = {c for c, p in enumerate(self.game.board()) if p is not None}
             gone = {i.cells[0] for i in ev.issues if i.kind == "disappeared"}
@@ -572,6 +574,24 @@ class Watcher:
                           piece=piece_symbol(q), was=piece_symbol(old), position=self._position())
             self._note(now, f"read again with the new piece: {cell_name(c)} holds {piece_symbol(q)}, "
                             f"not {piece_symbol(old)}")
+        self._save()
+
+    def _relocated(self, ev: TrackEvent, now: float) -> None:
+        """A piece placed earlier was seen to stand on a cell beside the one it was put on
+        (a new piece came there): the game and the referee move it before the new piece."""
+        (old, (was, _)), = [(c, v) for c, v in ev.changes.items() if v[1] is None]
+        try:
+            self.game.relocate(old, ev.cell, ev.piece)
+        except PositionError as e:  # cannot happen with a consistent tracker; never corrupt the game
+            self._note(now, f"not moved: {e}")
+            return
+        self.referee.cells[old], self.referee.cells[ev.cell] = None, ev.piece
+        self.log.emit(ev.t, "relocated", cell_center=self._center(ev.cell), cell=cell_name(ev.cell),
+                      piece=piece_symbol(ev.piece), was_center=self._center(old), was_cell=cell_name(old),
+                      was=piece_symbol(was), position=self._position())
+        same = "" if ev.piece == was else f" (read there as {piece_symbol(ev.piece)})"
+        self._note(now, f"{piece_symbol(was)} stands on {cell_name(ev.cell)}, not {cell_name(old)}{same}: "
+                        f"a new piece came on {cell_name(old)}")
         self._save()
 
     def _issue_text(self, issue) -> str:

@@ -80,6 +80,9 @@ class TrackEvent:
       steady, unobstructed view (the hand had gone).
     - ``'reread'``: ``changes`` ``{cell: (old piece, new piece)}``: pieces placed earlier
       read again together with a new one (it comes just before that ``'placed'``).
+    - ``'relocated'``: a piece placed earlier stands on ``cell`` (as ``piece``), not where it
+      was put: ``changes`` ``{old cell: (piece it was, None), cell: (None, piece)}``; a new
+      piece came on the old cell (its ``'placed'`` follows).
     - ``'flagged'``: ``issues`` (list of :class:`Issue`), ``board`` as seen; the game
       board is unchanged.
     - ``'cleared'``: the board as seen agrees with the game again.

@@ -20,6 +20,16 @@ def events(said):
     return out
 
 
+def test_a_piece_moved_by_a_later_event_counts_right_after_the_move_not_when_placed():
+    truth = truth_with_line(["short"])
+    evs = events(["short"])
+    evs[1] = dict(evs[1], cell_center=CENTRES[5])  # "4" first put on the cell in front
+    evs.insert(3, {"t": 6.5, "event": "relocated", "piece": "4", "cell_center": CENTRES[1],
+                   "was_center": CENTRES[5]})
+    s = score(truth, evs, grace=3.0, late=1.5)
+    assert (s.found, s.located, s.final_right, s.invented) == (3, 3, 4, 1)
+
+
 def test_a_line_announced_with_what_it_shares_is_right():
     s = score(truth_with_line(["short", "light"]), events(["short"]), grace=3.0, late=1.5)
     assert s.announced == 1 and s.wrong_reason == 0 and s.perfect

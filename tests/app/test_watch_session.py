@@ -376,6 +376,45 @@ def test_a_piece_read_again_is_changed_in_the_record_the_events_and_for_the_refe
     assert any("holds C, not D" in ln for ln in lines)
 
 
+def test_a_piece_seen_standing_beside_where_it_was_put_is_moved_in_the_record_the_events_and_for_the_referee(tmp_path):
+    from quarto_assist.tracker import TrackEvent
+    from watch_fakes import reading
+
+    class ScriptedTracker:  # a lamp behind the board: the piece was put on its shadow, in front
+        issues, centers = [], GRID
+
+        def __init__(self):
+            self.script = {1.0: [TrackEvent(1.0, "board_found", board=tuple([None] * 16))],
+                           2.0: [TrackEvent(2.0, "placed", cell=12, piece=0x3)],
+                           3.0: [TrackEvent(3.0, "placed", cell=14, piece=0x5)],
+                           4.0: [TrackEvent(4.0, "relocated", cell=8, piece=0x3, changes={12: (0x3, None), 8: (None, 0x3)}),
+                                 TrackEvent(4.0, "placed", cell=12, piece=0x9)]}
+
+        def update(self, t, r, image=None):
+            return self.script.get(t, [])
+
+        def belief(self):
+            return {}
+
+    log = EventLog(str(tmp_path / "ev.jsonl"))
+    lines = []
+    w = Watcher(None, None, FakeSpeaker(), log, WatchOptions(record_path=str(tmp_path / "game.txt")),
+                clock=FakeClock(), out=lines.append)
+    w.tracker = ScriptedTracker()
+    for t in (1.0, 2.0, 3.0, 4.0):
+        w.process(t, reading([None] * 16))
+    log.close()
+    evs = [json.loads(ln) for ln in (tmp_path / "ev.jsonl").read_text().splitlines()]
+    (mv,) = of(evs, "relocated")
+    assert (mv["piece"], mv["was"], mv["cell_center"], mv["was_center"]) == ("3", "3", list(GRID[8]), list(GRID[12]))
+    game = load_game(str(tmp_path / "game.txt"))
+    board = game.board()
+    assert (board[8], board[12], board[14]) == (0x3, 0x9, 0x5)
+    assert [(p.cell, p.piece) for p in game.placements] == [(8, 0x3), (14, 0x5), (12, 0x9)]  # its turn kept
+    assert (w.referee.cells[8], w.referee.cells[12]) == (0x3, 0x9)
+    assert any("3 stands on" in ln and "a new piece came on" in ln for ln in lines)
+
+
 def test_without_a_board_in_view_the_user_is_told_what_to_show_once_and_at_the_end(tmp_path):
     s = Script(fps=10).lost(8.0)
     s.hold([None] * 16, 2.0)

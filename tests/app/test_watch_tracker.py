@@ -134,6 +134,24 @@ def test_reading_placed_pieces_again_changes_them_all_at_once_or_not_at_all():
     assert g.board()[9] == 0xC and g.board()[3] == 0xD and g.board()[5] is None
 
 
+def test_moving_a_placed_piece_keeps_its_turn_and_refuses_what_the_board_cannot_hold():
+    from quarto_assist.game import WatchedGame
+
+    g = WatchedGame()
+    g.place(9, 0xD)
+    g.place(3, 0xC)
+    g.relocate(9, 5, 0x1)  # stands on 5, and read there as 1
+    assert [(p.cell, p.piece) for p in g.placements] == [(5, 0x1), (3, 0xC)]
+    for bad in [(9, 6, 0x2), (5, 3, 0x1), (5, 6, 0xC)]:  # from an empty cell, onto a taken one, a piece on the board
+        with pytest.raises(PositionError):
+            g.relocate(*bad)
+    assert [(p.cell, p.piece) for p in g.placements] == [(5, 0x1), (3, 0xC)]
+    g.place(9, 0x2)
+    from quarto_assist.game import game_from_text
+
+    assert game_from_text(g.to_text()).board() == g.board()  # the record written holds the moved piece
+
+
 def _probable(cells, perm=None, centers=GRID, misread=None, sure=0.85):
     """A reading of ``cells`` with vision's attribute probabilities: each occupied cell's
     those of its piece (``misread``: {cell: piece vision takes it for}, read and named so)."""
