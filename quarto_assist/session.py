@@ -227,7 +227,7 @@ class Watcher:
         self.t = t
         self.frames += 1
         if not self._view_checked and reading.found and image is not None:
-            self._check_view(t, reading, image.shape)
+            self._check_view(t, reading, image)
         for ev in self.tracker.update(t, reading, image):
             self._on_track(ev, t)
         for r in self.referee.tick(t):
@@ -283,7 +283,7 @@ class Watcher:
             self._doubt_key = key
             self.view.doubtful = self.doubts()
 
-    def _check_view(self, t: float, reading, shape) -> None:
+    def _check_view(self, t: float, reading, image) -> None:
         """Once, at the first board in view: is the camera where pieces can be read
         (``vision.view_check``)? Shown, printed and logged; not spoken."""
         from vision.view_check import check_view
@@ -294,7 +294,7 @@ class Watcher:
         self._view_checked = True
         profile = getattr(self.step, "profile", None)
         camera = getattr(getattr(profile, "vision", None), "camera", None)
-        for a in check_view(H, shape, camera):
+        for a in check_view(H, image.shape, camera, image):
             self.log.emit(t, "view_advice", **a.to_json())
             self._note(t, f"camera: {a.message}")
             self.view.setup.append(a.short)

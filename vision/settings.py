@@ -372,6 +372,10 @@ class CameraSettings:
     #: (the pipeline is made for up to 50)
     steep_lean: float = 0.3
     low_view_deg: float = 55.0
+    #: ... and "bright" when this share of the board's pixels is pure white (``WHITE``): a
+    #: light piece there cannot be seen (game92: 0.32, every white piece missed; the stills
+    #: with a board, read no worse for it: at most 0.19)
+    bright_white: float = 0.25
 
 
 @dataclass

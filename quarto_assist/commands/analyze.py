@@ -116,7 +116,7 @@ def run(args) -> int:
     image = load_image(args.image, getattr(analyzer.profile.vision, "image", ImageSettings()))
     reading = analyzer.analyze(image)
     seconds = time.perf_counter() - t0
-    advice = check_view(reading.homography, image.shape, analyzer.profile.vision.camera) if reading.found else []
+    advice = check_view(reading.homography, image.shape, analyzer.profile.vision.camera, image) if reading.found else []
     if args.overlay:
         if not cv2.imwrite(args.overlay, draw_reading(image, reading, [a.short for a in advice])):
             raise OSError(f"cannot write overlay {args.overlay!r}")

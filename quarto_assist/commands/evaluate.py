@@ -60,7 +60,7 @@ def run(args) -> int:
             reading = analyzer.analyze(image)
             row = score_reading(reading, truth, time.perf_counter() - t0)
             if reading.found:
-                advice = check_view(reading.homography, image.shape, analyzer.profile.vision.camera)
+                advice = check_view(reading.homography, image.shape, analyzer.profile.vision.camera, image)
                 row["view"] = ",".join(a.code for a in advice) or "ok"
             # images of several folders: name each by its path below the folders' common root
             row["image"] = os.path.relpath(os.path.join(os.path.dirname(os.path.abspath(path)), truth["image"]), root)

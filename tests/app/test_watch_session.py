@@ -479,6 +479,24 @@ def test_a_camera_straight_above_is_told_once_to_tilt_and_the_game_goes_on(tmp_p
     assert of(evs, "quarto")  # the game is followed as before
 
 
+def test_a_board_too_bright_for_the_camera_is_told_once_and_the_game_goes_on(tmp_path):
+    # game92: a white board under a ceiling light, a third of it pure white in the picture;
+    # its white pieces could not be seen, and nobody was told why
+    from tests.vision.synthetic import board_homography
+
+    s = game_script()
+    for r in s.readings:
+        r.homography = board_homography(35.0)
+    src = ScriptedSource(s)
+    src.image = np.full((720, 1280, 3), 255, np.uint8)
+    w, speaker, evs, lines = watch(s, tmp_path, source=src)
+    told = of(evs, "view_advice")
+    assert [e["code"] for e in told] == ["bright"] and told[0]["value"] == pytest.approx(1.0)
+    assert sum("too bright" in ln for ln in lines) == 1
+    assert "board too bright" in " ".join(w.view.setup)
+    assert of(evs, "quarto")
+
+
 def test_a_camera_that_sees_the_board_from_the_side_gets_no_advice(tmp_path):
     from tests.vision.synthetic import board_homography
 

@@ -45,6 +45,30 @@ def test_thresholds_come_from_the_settings_and_survive_a_profile_round_trip():
     assert VisionSettings.from_dict(json.loads(json.dumps(s.to_dict()))).camera.steep_lean == 0.25
 
 
+def _lit(share_white: float, H) -> np.ndarray:
+    """A 720p picture whose board (the unit square through ``H``) is pale grey with its
+    near part, ``share_white`` of its rows, pure white (a lamp's glare)."""
+    img = np.full((H_PX, W, 3), 90, np.uint8)
+    pts = cv2.perspectiveTransform(np.array([[[0, 0]], [[1, 0]], [[1, 1]], [[0, 1]]], np.float64), H)
+    cv2.fillPoly(img, [np.round(pts.reshape(-1, 2)).astype(np.int32)], (235, 238, 240))
+    if share_white > 0:
+        glare = np.array([[[0, 1 - share_white]], [[1, 1 - share_white]], [[1, 1]], [[0, 1]]], np.float64)
+        pts = cv2.perspectiveTransform(glare, H)
+        cv2.fillPoly(img, [np.round(pts.reshape(-1, 2)).astype(np.int32)], (255, 255, 255))
+    return img
+
+
+def test_a_board_half_pure_white_is_told_to_be_dimmed_and_a_pale_one_is_not():
+    H = _homography(35.0)
+    assert check_view(H, (H_PX, W, 3), image=_lit(0.0, H)) == []  # a white board, exposed right
+    assert check_view(H, (H_PX, W, 3), image=_lit(0.1, H)) == []  # a glint, not the board
+    advice = check_view(H, (H_PX, W, 3), image=_lit(0.5, H))
+    assert [a.code for a in advice] == ["bright"]
+    assert 0.3 <= advice[0].value <= 0.7 and "too bright" in advice[0].message and "%" in advice[0].message
+    grey = cv2.cvtColor(_lit(0.5, H), cv2.COLOR_BGR2GRAY)  # a grey camera alike
+    assert [a.code for a in check_view(H, (H_PX, W), image=grey)] == ["bright"]
+
+
 def test_no_board_or_a_broken_homography_gives_no_advice():
     assert check_view(None, (H_PX, W, 3)) == []
     assert check_view(np.full((3, 3), np.nan), (H_PX, W, 3)) == []
