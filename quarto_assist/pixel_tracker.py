@@ -993,7 +993,9 @@ class PixelTracker(Tracker):
         piece taken away, still holds a piece and reads as another: a new piece set down on
         the empty cell in front of it, itself hidden in the picture by a tall piece further
         in front, rises over that piece (game36). That empty cell, when vision sees it
-        taken and it is the only such cell; else ``None``."""
+        taken and it is the only such cell; else ``None``. A piece's cell that changed only
+        as much as a new piece's (``place_change``), and still reads as before, will do when
+        that empty cell is hidden behind a tall piece in front."""
         if self.centers is None:
             return None
         probs = [e[2][1] for e in win if e[2][1] is not None]
@@ -1002,7 +1004,19 @@ class PixelTracker(Tracker):
             if self.board[g] is None or d[g] < gone_level or empty_share[g] >= 0.5 or not self._reads_otherwise(g, probs):
                 continue
             fronts |= {b for b in empties if empty_share[b] < 0.5 and _rises_over(self.centers, b, g)}
-        return fronts.pop() if len(fronts) == 1 else None
+        if fronts:
+            return fronts.pop() if len(fronts) == 1 else None
+        # a short piece set down there rises over only part of the piece behind: that cell
+        # changes less and reads as before (game93: a short light piece behind a tall dark
+        # one, 10.4 grey levels); then the empty cell must be hidden by a tall piece in front,
+        # which explains why its own picture did not change
+        peeks = set()
+        for g in range(16):
+            if self.board[g] is None or d[g] < self.settings.place_change or empty_share[g] >= 0.5:
+                continue
+            peeks |= {b for b in empties if empty_share[b] < 0.5 and _rises_over(self.centers, b, g)
+                      and self._hidden_top(b)}
+        return peeks.pop() if len(peeks) == 1 else None
 
     def _read_then_and_now(self, g: int, probs: list) -> tuple[int, int, float] | None:
         """``(was, reads, margin)``: the piece vision took cell ``g``'s for when it was
