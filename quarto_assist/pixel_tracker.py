@@ -794,8 +794,8 @@ class PixelTracker(Tracker):
             changed = [g for g in range(16) if self.board[g] is not None and g not in gone and d[g] >= gone_level]
             relocated = self._relocate(changed, d, empty_share, win, t)
             if relocated is not None:
-                relocated, placed = relocated
-                close, later = self._close_look(), None
+                relocated, placed, close = relocated
+                later = None
             else:
                 issues += self._swapped(changed, win, mean)
         if placed is not None and not issues:
@@ -932,7 +932,7 @@ class PixelTracker(Tracker):
         return None
 
     def _relocate(self, changed: list[int], d: np.ndarray, empty_share: list[float], win,
-                  t: float) -> tuple[TrackEvent, tuple] | None:
+                  t: float) -> tuple[TrackEvent, tuple, np.ndarray | None] | None:
         """A piece placed earlier on ``g`` (one of the ``changed`` cells: its picture changed
         as much as a piece taken away) that vision now reads as another piece, while a touching
         cell that changed with it when it was set down (``_alts``) is still empty in the game,
@@ -941,7 +941,8 @@ class PixelTracker(Tracker):
         lamp behind the board casts a tall piece's shadow over the cell in front: game88); a
         new piece has now come on ``g``. The piece is moved there (read again from how it looks
         there, among itself and the pieces not on the board) and the new one on ``g`` read.
-        Returns ``(the 'relocated' event, (g, new piece, its log-likelihoods))``, or None
+        Returns ``(the 'relocated' event, (g, new piece, its log-likelihoods), vision's closer
+        look at the view (``_close_look``) or None)``, or None
         (nothing of the game changed) when no cell shows that, or the new piece cannot be
         read as a piece not on the board."""
         s = self.settings
@@ -976,7 +977,7 @@ class PixelTracker(Tracker):
             if piece is not None and dup is None and ll_new is not None:
                 self.issues = [i for i in self.issues if g not in i.cells]
                 return (TrackEvent(t, "relocated", cell=b, piece=there, changes={g: (was, None), b: (None, there)}),
-                        (g, piece, ll_new))
+                        (g, piece, ll_new), close)
             self.board, held, self._told, self.issues = kept
             for name, value in held.items():
                 setattr(self, name, value)
