@@ -393,10 +393,19 @@ class PixelTracker(Tracker):
 
     # --- public changes from the user ---------------------------------------------
     def remove(self, cell: int) -> None:
+        """Undo: the piece on ``cell`` is taken off. Its cell, and the empty cells beside it
+        that changed as it came (its shadow, its rise over the cell behind), are pictured as
+        they were before it came."""
         super().remove(cell)
+        beside = self._alts.get(cell, {})
         self._forget(cell)
-        if self.baseline is not None and cell in self._before:
+        if self.baseline is None:
+            return
+        if cell in self._before:
             self.baseline[cell] = self._before.pop(cell).now(cell, self._base_frame, self._sig_centers)
+        for o, before in beside.items():
+            if self.board[o] is None:
+                self.baseline[o] = before.now(o, self._base_frame, self._sig_centers)
 
     def correct(self, cell: int, piece) -> None:
         self.board[cell] = piece
@@ -963,8 +972,11 @@ class PixelTracker(Tracker):
             kept = (list(self.board), {k: dict(v) for k, v in self._kept().items()}, set(self._told), self.issues)
             before = self._alts[g][b]
             told = g in self._told and there == was
+            bare = self._before.get(g)  # g as it was before the piece came: its shadow falls there
             self._forget(g)
             self._before.pop(g, None)
+            if bare is not None:
+                self._alts[b] = {g: bare}
             self.board[g], self.board[b] = None, there
             self._probs[b], self._later[b], self._large[b] = look, [], [self._look_large(win, close)]
             self._heights[b] = None  # measured where it does not stand

@@ -1014,6 +1014,32 @@ def test_a_pieces_shadow_over_the_foot_of_the_cell_in_front_does_not_take_the_pi
     assert placed_alone(0x6, lamp_behind, cell=5) == [(5, 0x6)]
 
 
+def test_an_undone_piece_taken_off_takes_its_shadow_with_it():
+    # a lamp behind the board: the piece on 5 shades cell 9 in front of it. The move is undone
+    # and the piece taken off; 9's picture goes back to the bare cell it was before the piece
+    # came, which is no new piece
+    def lamp_behind(cells, hand=None):
+        img = frame(cells, hand)
+        if cells[5] is not None:
+            x, y = (int(v) for v in CENTRES[9])
+            cv2.rectangle(img, (x - 10, y - 14), (x + 10, y + 16), (20, 20, 20), -1)
+        return img
+
+    b1 = empty()
+    b1[5] = 0x6
+    steps = [(empty(), None, False, 2.0), (empty(), [5], True, 1.0), (b1, None, False, 2.0)]
+    tr, events = follow(steps, TrueVision(0), lamp_behind)
+    assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(5, 0x6)]
+    tr.remove(5)
+    vision, t, later = TrueVision(1), 10.0, []
+    for cells, hand, seconds in ((b1, [5], 1.0), (empty(), None, 2.0)):
+        for _ in range(int(seconds * 10)):
+            later += tr.update(t, vision.read(cells, hand is not None), lamp_behind(cells, hand))
+            t += 0.1
+    assert [e.kind for e in later if e.kind in ("placed", "flagged")] == []
+    assert tr.board == empty()
+
+
 class ReadsTheShadowAsThePiece(TrueVision):
     """A lamp behind the board: while a piece stands on cell 5 and none on 9 in front of it,
     vision reads 9 taken by that piece too (its shadow there, the piece rising behind)."""
@@ -1054,6 +1080,16 @@ def test_a_piece_put_on_its_shadow_in_front_is_moved_back_when_a_new_piece_comes
     (moved,) = [e for e in events if e.kind == "relocated"]
     assert moved.changes == {9: (0x0, None), 5: (None, 0x0)}
     assert tr.board[5] == 0x0 and tr.board[9] == 0xB and tr.issues == []
+    # both moves undone, and both pieces taken off: each cell is pictured as it was before
+    # its piece came (9 in the shadow of the piece on 5, then 5 and 9 bare), nothing new
+    vision, t, later = ReadsTheShadowAsThePiece(1), 20.0, []
+    for undo, cells in ((9, b1), (5, empty())):
+        tr.remove(undo)
+        for _ in range(30):
+            later += tr.update(t, vision.read(cells), lamp_behind(cells))
+            t += 0.1
+    assert [e.kind for e in later if e.kind in ("placed", "relocated", "flagged")] == []
+    assert tr.board == empty()
 
 
 def test_a_piece_swapped_where_no_cell_beside_it_changed_with_it_is_still_flagged_not_moved():
