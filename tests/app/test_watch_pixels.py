@@ -846,6 +846,17 @@ def test_a_piece_set_down_just_before_the_board_jumps_elsewhere_is_not_lost():
     assert [e for e in events if e.kind == "flagged"] == []
 
 
+def _one_behind_another(piece_on_5):
+    """Steps: D set on cell 9, 3 on cell 1, then ``piece_on_5`` on cell 5 between them (cells
+    1, 5, 9 lie one behind the other up the picture), a hand over each first."""
+    b1, b2, b3 = empty(), empty(), empty()
+    b1[9] = b2[9] = b3[9] = 0xD
+    b2[1] = b3[1] = 0x3
+    b3[5] = piece_on_5
+    return [(empty(), None, False, 2.0), (empty(), [9], True, 1.0), (b1, None, False, 2.0),
+            (b1, [1], True, 1.0), (b2, None, False, 2.0), (b2, [5], True, 1.0), (b3, None, False, 2.0)]
+
+
 def test_a_new_piece_hidden_behind_a_tall_one_in_front_but_rising_over_the_one_behind_is_placed():
     # a low camera: cells 1, 5, 9 lie one behind the other up the picture. A tall piece on 9
     # hides cell 5; a piece stands on 1. A new tall piece set on 5 changes its own cell's
@@ -868,12 +879,7 @@ def test_a_new_piece_hidden_behind_a_tall_one_in_front_but_rising_over_the_one_b
             r.probabilities[5] = probs_for(0x9, 0.9) if cells[5] is not None else r.probabilities[5]
             return r
 
-    b1, b2, b3 = empty(), empty(), empty()
-    b1[9] = b2[9] = b3[9] = 0xD
-    b2[1] = b3[1] = 0x3
-    b3[5] = 0x9
-    steps = [(empty(), None, False, 2.0), (empty(), [9], True, 1.0), (b1, None, False, 2.0),
-             (b1, [1], True, 1.0), (b2, None, False, 2.0), (b2, [5], True, 1.0), (b3, None, False, 2.0)]
+    steps = _one_behind_another(0x9)
     tr, events = follow(steps, ReadsTheNewOneOn1(0), low)
     assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(9, 0xD), (1, 0x3), (5, 0x9)]
     assert [e for e in events if e.kind == "flagged"] == []
@@ -897,12 +903,7 @@ def test_a_short_piece_hidden_behind_a_tall_one_and_peeking_over_the_one_behind_
             cv2.circle(img, tuple(int(v) for v in CENTRES[c]), 22, (90, 120, 200), -1)
         return img
 
-    b1, b2, b3 = empty(), empty(), empty()
-    b1[9] = b2[9] = b3[9] = 0xD
-    b2[1] = b3[1] = 0x3
-    b3[5] = 0x8
-    steps = [(empty(), None, False, 2.0), (empty(), [9], True, 1.0), (b1, None, False, 2.0),
-             (b1, [1], True, 1.0), (b2, None, False, 2.0), (b2, [5], True, 1.0), (b3, None, False, 2.0)]
+    steps = _one_behind_another(0x8)
     tr, events = follow(steps, TrueVision(0), low)
     assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(9, 0xD), (1, 0x3), (5, 0x8)]
     assert [e for e in events if e.kind == "flagged"] == []
@@ -998,33 +999,38 @@ def test_a_piece_of_the_boards_own_grey_seen_from_above_is_placed_where_it_stand
     assert placed_alone(0x5, steep) == [(9, 0x5)]
 
 
+def _lamp_behind(half_width, up, down, grey):
+    """A frame maker for a lamp behind the board: a piece on cell 5 casts its shadow (a
+    rectangle of ``grey``, ``half_width`` pixels each side of cell 9's centre, ``up`` above it
+    and ``down`` below) over cell 9 in front of it; a piece on 9 and hands show over it."""
+    def frames(cells, hand=None):
+        img = frame(cells, hand)
+        if cells[5] is not None:
+            x, y = (int(v) for v in CENTRES[9])
+            cv2.rectangle(img, (x - half_width, y - up), (x + half_width, y + down), (grey,) * 3, -1)
+            if cells[9] is not None:
+                cv2.circle(img, (x, y), 13, (120 + 8 * cells[9],) * 3, -1)
+            for c in hand or ():
+                cv2.circle(img, tuple(int(v) for v in CENTRES[c]), 22, (90, 120, 200), -1)
+        return img
+
+    return frames
+
+
 def test_a_pieces_shadow_over_the_foot_of_the_cell_in_front_does_not_take_the_piece_there():
     # game37 (a warm lamp behind the board): a piece set on cell 5 cast its shadow over the
     # cell in front of it, 9, down to where a piece standing there would have its foot; vision
     # saw the piece on 5 in every steady reading and 9 empty in every one. Before session 19
     # the change at 9's foot put the piece on 9 (six of game37's twelve pieces went one cell
     # off so, and two were then flagged as duplicates)
-    def lamp_behind(cells, hand=None):
-        img = frame(cells, hand)
-        if cells[5] is not None:
-            x, y = (int(v) for v in CENTRES[9])
-            cv2.rectangle(img, (x - 10, y - 14), (x + 10, y + 16), (20, 20, 20), -1)
-        return img
-
-    assert placed_alone(0x6, lamp_behind, cell=5) == [(5, 0x6)]
+    assert placed_alone(0x6, _lamp_behind(10, 14, 16, 20), cell=5) == [(5, 0x6)]
 
 
 def test_an_undone_piece_taken_off_takes_its_shadow_with_it():
     # a lamp behind the board: the piece on 5 shades cell 9 in front of it. The move is undone
     # and the piece taken off; 9's picture goes back to the bare cell it was before the piece
     # came, which is no new piece
-    def lamp_behind(cells, hand=None):
-        img = frame(cells, hand)
-        if cells[5] is not None:
-            x, y = (int(v) for v in CENTRES[9])
-            cv2.rectangle(img, (x - 10, y - 14), (x + 10, y + 16), (20, 20, 20), -1)
-        return img
-
+    lamp_behind = _lamp_behind(10, 14, 16, 20)
     b1 = empty()
     b1[5] = 0x6
     steps = [(empty(), None, False, 2.0), (empty(), [5], True, 1.0), (b1, None, False, 2.0)]
@@ -1058,17 +1064,7 @@ def test_a_piece_put_on_its_shadow_in_front_is_moved_back_when_a_new_piece_comes
     # taken too; the piece went on 9. Later a new piece was set on 9 itself: before session 33
     # it was flagged "changed" at every view to the end, and lost. The piece on 5 (unchanged,
     # seen taken, changed with it when it came) is moved there and the new one placed on 9
-    def lamp_behind(cells, hand=None):
-        img = frame(cells, hand)
-        if cells[5] is not None:
-            x, y = (int(v) for v in CENTRES[9])
-            cv2.rectangle(img, (x - 18, y - 20), (x + 18, y + 18), (0, 0, 0), -1)
-            if cells[9] is not None:
-                cv2.circle(img, (x, y), 13, (120 + 8 * cells[9],) * 3, -1)
-            for c in hand or ():
-                cv2.circle(img, tuple(int(v) for v in CENTRES[c]), 22, (90, 120, 200), -1)
-        return img
-
+    lamp_behind = _lamp_behind(18, 20, 18, 0)
     b1, b2 = empty(), empty()
     b1[5] = b2[5] = 0x0
     b2[9] = 0xB

@@ -341,21 +341,16 @@ def test_the_coach_thinks_in_its_own_process_and_never_stalls_the_caller():
         coach.close()
 
 
-def test_a_piece_read_again_is_changed_in_the_record_the_events_and_for_the_referee(tmp_path):
-    from quarto_assist.tracker import TrackEvent
+def _with_tracker_events(tmp_path, script):
+    """A session fed a tracker's events as scripted (``{t: [TrackEvent]}``), at those times:
+    ``(watcher, events written, lines printed)``."""
     from watch_fakes import reading
 
-    class ScriptedTracker:  # what the pixel tracker reports when a new piece corrects an old one
+    class ScriptedTracker:
         issues, centers = [], GRID
 
-        def __init__(self):
-            self.script = {1.0: [TrackEvent(1.0, "board_found", board=tuple([None] * 16))],
-                           2.0: [TrackEvent(2.0, "placed", cell=12, piece=0xD)],
-                           3.0: [TrackEvent(3.0, "reread", changes={12: (0xD, 0xC)}),
-                                 TrackEvent(3.0, "placed", cell=13, piece=0xD)]}
-
         def update(self, t, r, image=None):
-            return self.script.get(t, [])
+            return script.get(t, [])
 
         def belief(self):  # every tracker says how sure it is of each piece: here, sure
             return {}
@@ -365,10 +360,20 @@ def test_a_piece_read_again_is_changed_in_the_record_the_events_and_for_the_refe
     w = Watcher(None, None, FakeSpeaker(), log, WatchOptions(record_path=str(tmp_path / "game.txt")),
                 clock=FakeClock(), out=lines.append)
     w.tracker = ScriptedTracker()
-    for t in (1.0, 2.0, 3.0):
+    for t in sorted(script):
         w.process(t, reading([None] * 16))
     log.close()
-    evs = [json.loads(ln) for ln in (tmp_path / "ev.jsonl").read_text().splitlines()]
+    return w, [json.loads(ln) for ln in (tmp_path / "ev.jsonl").read_text().splitlines()], lines
+
+
+def test_a_piece_read_again_is_changed_in_the_record_the_events_and_for_the_referee(tmp_path):
+    from quarto_assist.tracker import TrackEvent
+
+    # what the pixel tracker reports when a new piece corrects an old one
+    w, evs, lines = _with_tracker_events(tmp_path, {
+        1.0: [TrackEvent(1.0, "board_found", board=tuple([None] * 16))],
+        2.0: [TrackEvent(2.0, "placed", cell=12, piece=0xD)],
+        3.0: [TrackEvent(3.0, "reread", changes={12: (0xD, 0xC)}), TrackEvent(3.0, "placed", cell=13, piece=0xD)]})
     (rr,) = of(evs, "reread")
     assert (rr["piece"], rr["was"], rr["cell_center"]) == ("C", "D", list(GRID[12]))
     assert load_game(str(tmp_path / "game.txt")).board()[12:14] == [0xC, 0xD]
@@ -378,33 +383,14 @@ def test_a_piece_read_again_is_changed_in_the_record_the_events_and_for_the_refe
 
 def test_a_piece_seen_standing_beside_where_it_was_put_is_moved_in_the_record_the_events_and_for_the_referee(tmp_path):
     from quarto_assist.tracker import TrackEvent
-    from watch_fakes import reading
 
-    class ScriptedTracker:  # a lamp behind the board: the piece was put on its shadow, in front
-        issues, centers = [], GRID
-
-        def __init__(self):
-            self.script = {1.0: [TrackEvent(1.0, "board_found", board=tuple([None] * 16))],
-                           2.0: [TrackEvent(2.0, "placed", cell=12, piece=0x3)],
-                           3.0: [TrackEvent(3.0, "placed", cell=14, piece=0x5)],
-                           4.0: [TrackEvent(4.0, "relocated", cell=8, piece=0x3, changes={12: (0x3, None), 8: (None, 0x3)}),
-                                 TrackEvent(4.0, "placed", cell=12, piece=0x9)]}
-
-        def update(self, t, r, image=None):
-            return self.script.get(t, [])
-
-        def belief(self):
-            return {}
-
-    log = EventLog(str(tmp_path / "ev.jsonl"))
-    lines = []
-    w = Watcher(None, None, FakeSpeaker(), log, WatchOptions(record_path=str(tmp_path / "game.txt")),
-                clock=FakeClock(), out=lines.append)
-    w.tracker = ScriptedTracker()
-    for t in (1.0, 2.0, 3.0, 4.0):
-        w.process(t, reading([None] * 16))
-    log.close()
-    evs = [json.loads(ln) for ln in (tmp_path / "ev.jsonl").read_text().splitlines()]
+    # a lamp behind the board: the piece was put on its shadow, in front
+    w, evs, lines = _with_tracker_events(tmp_path, {
+        1.0: [TrackEvent(1.0, "board_found", board=tuple([None] * 16))],
+        2.0: [TrackEvent(2.0, "placed", cell=12, piece=0x3)],
+        3.0: [TrackEvent(3.0, "placed", cell=14, piece=0x5)],
+        4.0: [TrackEvent(4.0, "relocated", cell=8, piece=0x3, changes={12: (0x3, None), 8: (None, 0x3)}),
+              TrackEvent(4.0, "placed", cell=12, piece=0x9)]})
     (mv,) = of(evs, "relocated")
     assert (mv["piece"], mv["was"], mv["cell_center"], mv["was_center"]) == ("3", "3", list(GRID[8]), list(GRID[12]))
     game = load_game(str(tmp_path / "game.txt"))
