@@ -804,7 +804,6 @@ class PixelTracker(Tracker):
             relocated = self._relocate(changed, d, empty_share, win, t)
             if relocated is not None:
                 relocated, placed, close = relocated
-                later = None
             else:
                 issues += self._swapped(changed, win, mean)
         if placed is not None and not issues:

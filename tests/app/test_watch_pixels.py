@@ -935,6 +935,36 @@ def test_a_cell_behind_a_tall_piece_that_vision_reads_taken_is_no_piece_while_no
     assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(9, 0xD), (1, 0x3)]
 
 
+def test_a_cell_in_view_that_vision_reads_taken_is_no_piece_when_only_the_piece_behind_it_changed():
+    # no tall piece hides cell 5 now: a piece set there would change its own picture. The
+    # lower part of the piece behind on 1 changes (about ten grey levels, as a short piece
+    # peeking over would change it) and vision reads a phantom on 5: that is no piece
+    class Phantom5(TrueVision):
+        def read(self, cells, obstructed=False):
+            r = super().read(cells, obstructed)
+            if cells[1] is not None and not obstructed:
+                r.cells[5] = 0x8
+            return r
+
+    def changed_below_1(cells, hand=None):
+        img = frame(cells, hand)
+        x1, y1 = (int(v) for v in CENTRES[1])
+        cv2.rectangle(img, (x1 - 12, y1 + 2), (x1 + 12, y1 + 12), (90,) * 3, -1)
+        return img
+
+    b1 = empty()
+    b1[1] = 0x3
+    tr, events = follow([(empty(), None, False, 2.0), (empty(), [1], True, 1.0), (b1, None, False, 2.0)],
+                        Phantom5(0))
+    vision, t = Phantom5(1), 10.0
+    for frames, seconds in ((lambda cells, hand=None: frame(cells, hand), 1.0), (changed_below_1, 3.0)):
+        for _ in range(int(seconds * 10)):
+            events += tr.update(t, vision.read(b1), frames(b1))
+            t += 0.1
+    assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(1, 0x3)]
+    assert tr.board == b1
+
+
 def test_a_camera_creeping_through_a_long_wait_is_no_new_piece():
     # a board with a sharp mark on one empty cell and a piece set down; then a
     # long wait with nobody playing (a Quarto waiting to be claimed) while the camera's clamp
