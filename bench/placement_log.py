@@ -1,6 +1,6 @@
 """What the watch knew at each placement of rendered game videos, against the truth.
 
-    python bench/placement_log.py VIDEO [VIDEO ...] [--out rows.jsonl] [-v]
+    python bench/placement_log.py VIDEO [VIDEO ...] [--out rows.jsonl] [-v] [--profile FILE]
 
 Runs ``watch`` in this process on each video (``--no-window --no-speech``) and, every time
 the pixel tracker names a newly placed piece (``PixelTracker._identify``), records what it
@@ -62,8 +62,9 @@ def _logged_identify(records: list):
     return PixelTracker, original, identify
 
 
-def log_video(video: str) -> list[dict]:
-    """The records of one video, each with its true piece (``truth``, an int) added."""
+def log_video(video: str, profile: str | None = None) -> list[dict]:
+    """The records of one video, each with its true piece (``truth``, an int) added
+    (``profile``: watched with that profile, as ``watch --profile``)."""
     from quarto_assist.cli import main as watch_main
 
     records: list[dict] = []
@@ -71,7 +72,8 @@ def log_video(video: str) -> list[dict]:
     cls._identify = identify
     try:
         with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
-            watch_main(["watch", video, "--no-window", "--no-speech", "--events", os.path.join(tmp, "ev.jsonl")])
+            watch_main(["watch", video, "--no-window", "--no-speech", "--events", os.path.join(tmp, "ev.jsonl")]
+                       + (["--profile", profile] if profile else []))
     finally:
         cls._identify = original
     truth = json.load(open(os.path.splitext(video)[0] + ".json"))
@@ -116,13 +118,14 @@ def main(argv=None) -> int:
     ap.add_argument("videos", nargs="+")
     ap.add_argument("--out", help="write the records here, one JSON object a line")
     ap.add_argument("--verbose", "-v", action="store_true", help="list every placement with an attribute on the wrong side")
+    ap.add_argument("--profile", help="watch with this profile (watch --profile)")
     args = ap.parse_args(argv)
     records = []
     for video in args.videos:
         if not os.path.exists(os.path.splitext(video)[0] + ".json"):
             print(f"{video}: no truth file beside it ({os.path.splitext(video)[0]}.json): skipped")
             continue
-        got = log_video(video)
+        got = log_video(video, args.profile)
         print(f"{video}: {len(got)} placements logged", flush=True)
         records += got
     if not records:

@@ -79,6 +79,9 @@ class PhotoCheck:
     frame: np.ndarray
     reading: object = None
     features: np.ndarray | None = None
+    #: the features as read for each set size calibration weighs (:data:`SET_SIZES`), when
+    #: it judges the size (the starting profile's ``pieces.set_size`` is "auto")
+    features_by_size: dict = field(default_factory=dict)
     problem: str = ""
     note: str = ""
     seconds: float = 0.0
@@ -107,6 +110,10 @@ class Calibration:
     probs: list[np.ndarray]
     report: dict
     warnings: list[str] = field(default_factory=list)
+    #: the set's size when calibration judged it other than typical ("small", "large"),
+    #: else ``None``; and each size's 8/8 gap (:func:`choose_set_size`)
+    set_size: str | None = None
+    size_gaps: dict = field(default_factory=dict)
 
 
 def examine_photo(path: str, image: np.ndarray, recognizer, settings, base: Profile | None = None) -> PhotoCheck:
@@ -142,8 +149,52 @@ def examine_photo(path: str, image: np.ndarray, recognizer, settings, base: Prof
         if check.features.shape[0] != 16 or not np.all(np.isfinite(check.features)):
             check.problem = "the pieces could not be measured (features missing)"
             check.features = None
+    if not check.problem and settings.pieces.set_size == "auto":
+        for size in SET_SIZES:  # tall read through the window of each size (vision.set_size)
+            sized = copy.deepcopy(settings)
+            sized.pieces.set_size = size
+            check.features_by_size[size] = np.asarray(cell_features(frame, reading, sized), float)
     check.seconds = time.perf_counter() - t0
     return check
+
+
+#: the set sizes calibration tells apart (``vision.set_size.ZOOMS``): tall read through the
+#: plain window, one zoomed in (a small set) and one zoomed out (a large set)
+SET_SIZES = ("typical", "small", "large")
+#: a size other than typical is chosen only when its window puts the 8 tall pieces this
+#: much further apart from the 8 short ones than the plain window does (the gap between the
+#: 8th and 9th highest tall logits, mean over the photos; 3 nats: odds 20 times as clear).
+#: Fixed before measuring: on 40 rendered stills of full boards of typical and large sets
+#: (single photos, hands and all) it moved 3 boards, none to a worse reading; game97's small
+#: set, 3.6 and 5.8 nats.
+SIZE_MARGIN = 3.0
+
+
+def eight_eight_gap(tall_logits: np.ndarray) -> float:
+    """How far apart the piece network's tall logits of 16 pieces put the 8 highest from
+    the 8 lowest (every set has 8 tall pieces): the 8th highest minus the 9th."""
+    s = np.sort(np.asarray(tall_logits, float))[::-1]
+    return float(s[7] - s[8])
+
+
+def choose_set_size(photos: list[PhotoCheck]) -> tuple[str | None, dict[str, float]]:
+    """The set's size judged from calibration photos of all 16 pieces: the size whose
+    window (:data:`SET_SIZES`) splits the network's tall logits 8/8 most clearly
+    (:func:`eight_eight_gap`, mean over the photos), when that is not the plain window's by
+    :data:`SIZE_MARGIN`; else ``None`` (the profile keeps judging from each board). Also
+    returns the mean gap of each size."""
+    from vision.features import FEATURE_INDEX
+
+    k = FEATURE_INDEX["net_tall"]
+    judged = [p for p in photos if len(p.features_by_size) == len(SET_SIZES)]
+    if not judged:
+        return None, {}
+    gaps = {size: float(np.mean([eight_eight_gap(p.features_by_size[size][:, k]) for p in judged]))
+            for size in SET_SIZES}
+    best = max(gaps, key=gaps.get)
+    if best != "typical" and gaps[best] >= gaps["typical"] + SIZE_MARGIN:
+        return best, gaps
+    return None, gaps
 
 
 def _cells_text(cells: list[int]) -> str:
@@ -175,6 +226,12 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     # learn from the photos that show the set; say which were left out and why
     left_out = [f"photo '{p.path}' was left out: {p.problem}" for p in bad]
     photos = [p for p in photos if p.usable]
+    # the set's size: when one window splits tall from short clearly better, the models
+    # are fitted on the pieces as read through it, and the profile reads them so
+    size, size_gaps = choose_set_size(photos)
+    if size is not None:
+        for p in photos:
+            p.features = p.features_by_size[size]
 
     adaptation = adapt_models([p.features for p in photos], base.vision.attributes, FEATURE_NAMES)
     models, report = adaptation.models, adaptation.report
@@ -229,6 +286,8 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
         warnings.append(what_would_help(weak, steep))
 
     vision = copy.deepcopy(base.vision)
+    if size is not None:
+        vision.pieces.set_size = size
     merged = dict(vision.attributes)
     merged.update(models)
     vision.attributes = merged
@@ -244,7 +303,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
         name=name or f"calibrated from {len(photos)} photo{'s' if len(photos) > 1 else ''}",
     )
     return Calibration(profile=profile, photos=photos, pieces=all_pieces, probs=all_probs, report=report,
-                       warnings=warnings)
+                       warnings=warnings, set_size=size, size_gaps=size_gaps)
 
 
 def measure_set_colours(photos: list[PhotoCheck], pieces: list[list[int]]) -> tuple:

@@ -46,7 +46,9 @@ FORMAT = "quarto-assist-profile"
 #: unknown settings.
 #: 4: vision setting ``pieces.set_size`` ("auto", or "large" / "typical" when the set's size
 #: is known; ``vision.set_size``).
-VERSION = 4
+#: 5: ``pieces.set_size`` may be "small", and calibration writes "small" or "large" when
+#: its photos show the set's size (a version-4 reader would refuse "small").
+VERSION = 5
 
 
 def _from_version_1(data: dict) -> dict:
@@ -68,7 +70,13 @@ def _from_version_3(data: dict) -> dict:
 #: old version -> function turning a dict of that version into one of version + 1.
 #: Version 1 is the first published format; older numbers were never written by a
 #: release. Add an entry here with each bump.
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _from_version_1, 2: _from_version_2, 3: _from_version_3}
+def _from_version_4(data: dict) -> dict:
+    """Version 4 -> 5: nothing to change (a version-4 profile's set size is one of 5's)."""
+    return data
+
+
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _from_version_1, 2: _from_version_2, 3: _from_version_3,
+                                                 4: _from_version_4}
 
 #: A committed profile built from training renders of wooden sets (see docs/calibration.md);
 #: when absent, the built-in default is vision's own default settings.

@@ -575,7 +575,12 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
     # window zoomed out to its size (vision.set_size); occupancy and the rest stay as read
     large = None
     judge = ps.set_size == "auto" and (logits[:, 0] > 0).sum() >= set_size.MIN_PIECES
-    if not net.has_geometry and (judge or ps.set_size == "large"):
+    if not net.has_geometry and ps.set_size == "small":
+        # a small set's tall pieces stand as high as a typical set's short ones: tall is read
+        # from a window zoomed in to its size (known from calibration or the user)
+        logits[:, 1] = read(cell_crops(work, H, vertical, zoom=set_size.SMALL_ZOOM))[:, 1]
+        large = False
+    elif not net.has_geometry and (judge or ps.set_size == "large"):
         zoomed = read(cell_crops(work, H, vertical, zoom=set_size.LARGE_ZOOM))[:, 1]
         stats = set_size.board_statistics(logits[:, 0] > 0, logits[:, 1], zoomed) if judge else None
         large = not judge or bool(set_size.large_set_probability(stats) > set_size.THRESHOLD)

@@ -394,9 +394,10 @@ class PieceSettings:
     step_networks_only: bool = True
     #: the piece set's size (``vision.set_size``): "auto": judged from each board of 6 or more
     #: pieces, tall read from a window zoomed out to a large set's size when the board says
-    #: the set is large (its short pieces otherwise read tall); "large" / "typical": known
-    #: (written into a profile by its user; calibration does not judge it), tall read zoomed
-    #: out on every board / never
+    #: the set is large (its short pieces otherwise read tall); "large" / "small" /
+    #: "typical": known (judged by calibration from photos of all 16 pieces, or written into
+    #: a profile by its user), tall read from a window zoomed out / zoomed in to the set's
+    #: size on every board, or from the plain one
     set_size: str = "auto"
     #: the set's two colours as the camera sees them, learned by calibration from the
     #: bodies of its 16 pieces (``vision.crops.BODY_COLOUR_NAMES``): light L, a, b, dark L, a, b,
@@ -585,7 +586,7 @@ def _check_value(name: str, default: Any, v: Any) -> Any:
 
 
 #: settings that take one of a few words
-CHOICES = {"pieces.set_size": ("auto", "large", "typical")}
+CHOICES = {"pieces.set_size": ("auto", "large", "small", "typical")}
 
 
 def override_argument(assignment: str) -> str:

@@ -92,6 +92,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("the set's two colours were not learned (dark and light did not split cleanly): "
               "watch reads them from the game")
+    if cal.set_size:
+        how = {"small": "its tall pieces stand about as high as most sets' short ones",
+               "large": "its short pieces stand about as high as most sets' tall ones"}[cal.set_size]
+        print(f"the set is a {cal.set_size} one ({how}): analyze and watch with this profile read tall and "
+              f"short through a window fitted to its size")
     for w in cal.warnings:
         print(f"WARNING {w}", file=sys.stderr)
     return 0

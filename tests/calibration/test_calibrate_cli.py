@@ -130,6 +130,8 @@ def test_calibrate_on_all_16_pieces_gives_a_profile_analyze_accepts(tmp_path, ca
         right += cell is not None and int(piece, 16) == (cell["tall"] | cell["dark"] << 1 | cell["square"] << 2
                                                           | cell["hollow"] << 3)
     assert right >= 15  # all 16 pieces of the photo it learned from, give or take one
+    # a typical set: each board goes on judging whether the set is a large one, as before
+    assert profile.vision.pieces.set_size == "auto" and "the set is a" not in captured.out
 
 
 def test_success_path_writes_profile_and_sheet_that_analyze_accepts(tmp_path, capsys, monkeypatch):
@@ -184,3 +186,26 @@ def test_success_path_writes_profile_and_sheet_that_analyze_accepts(tmp_path, ca
     monkeypatch.undo()
     assert main(["analyze", photos[0], "--profile", str(out), "--json"]) in (0, 3)
     assert json.loads(capsys.readouterr().out)["board_found"] in (True, False)
+
+
+def test_a_small_set_is_told_by_calibration_and_its_tall_pieces_then_read_tall(tmp_path, capsys):
+    # a set whose tall pieces stand 0.69 of a pitch high (3.7 cm on 5.4 cm cells), as high as
+    # most sets' short ones: through the plain window its tall pieces read short
+    small = DATA.parent / "data-small-set"
+    photos = [str(small / "calibration-1.jpg"), str(small / "calibration-2.jpg")]
+    out = tmp_path / "small.json"
+    assert main(["calibrate", *photos, "--out", str(out)]) == 0
+    assert "the set is a small one" in capsys.readouterr().out
+    assert load_profile(out).vision.pieces.set_size == "small"
+    # a game with three pieces of the set on the board, two of them tall, read with the profile
+    truth = json.loads((small / "game.json").read_text())
+    pieces = [(c, int(p, 16)) for c, p in zip(truth["cell_centers"], truth["cells"]) if p]
+    assert len(pieces) == 3 and sum(p & 1 for _, p in pieces) == 2
+    for profile, tall_right in ((out, 3), (None, 1)):
+        assert main(["analyze", str(small / "game.jpg"), "--json"] + (["--profile", str(profile)] if profile else [])) == 0
+        reading = json.loads(capsys.readouterr().out)
+        got = 0
+        for centre, piece in pieces:
+            j = int(np.argmin(np.linalg.norm(np.array(reading["cell_centers"]) - centre, axis=1)))
+            got += bool(reading["cells"][j]) and reading["cells"][j]["tall"] == bool(piece & 1)
+        assert got == tall_right  # without the profile both tall pieces read short

@@ -289,3 +289,55 @@ def test_no_colours_are_learned_when_dark_and_light_do_not_split_cleanly():
     cal = learn_profile(photos, _base())
     assert not cal.report["dark"]["clean"]
     assert cal.profile.vision.pieces.set_colours == ()
+
+
+def _sized(rng, pieces, clear: str):
+    """A stand-in photo whose piece network splits tall 8/8 clearly (gap 6 nats) through the
+    window of size ``clear`` and barely (gap under 1) through the others."""
+    from calibration.learn import SET_SIZES
+    from vision.features import FEATURE_INDEX
+
+    X = _features(rng, pieces)
+    tall = np.array([p & 1 for p in pieces], float)
+    by_size = {}
+    for size in SET_SIZES:
+        Y = X.copy()
+        Y[:, FEATURE_INDEX["net_tall"]] = (tall - 0.5) * (6.0 if size == clear else 0.8) + rng.normal(0, 0.05, 16)
+        by_size[size] = Y
+    photo = _photo("p.jpg", X)
+    photo.features_by_size = by_size
+    return photo
+
+
+@pytest.mark.parametrize("clear, written", [("small", "small"), ("large", "large"), ("typical", "auto")])
+def test_the_sets_size_is_the_one_whose_window_splits_tall_from_short_clearly(clear, written):
+    from calibration.learn import SIZE_MARGIN, choose_set_size
+    from vision.features import FEATURE_INDEX
+
+    rng = np.random.default_rng(3)
+    photos = [_sized(rng, rng.permutation(16), clear) for _ in range(2)]
+    cal = learn_profile(photos, _base())
+    assert cal.profile.vision.pieces.set_size == written
+    assert cal.set_size == (None if clear == "typical" else clear)
+    # the models learned from the pieces as read through the chosen window
+    if clear != "typical":
+        assert all(p.features is p.features_by_size[clear] for p in photos)
+    if clear == "typical":
+        return
+    # a window clearer than the plain one by less than the margin is not enough
+    k = FEATURE_INDEX["net_tall"]
+    for extra, chosen in ((SIZE_MARGIN - 0.5, None), (SIZE_MARGIN + 0.5, clear)):
+        for p in photos:
+            plain = p.features_by_size["typical"][:, k]
+            tall = plain > 0
+            p.features_by_size[clear][:, k] = plain + np.where(tall, extra / 2, -extra / 2)
+        assert choose_set_size(photos)[0] == chosen
+
+
+def test_photos_read_without_sizes_leave_the_size_as_it_was():
+    from calibration.learn import choose_set_size
+
+    rng = np.random.default_rng(4)
+    photos = [_photo(f"p{k}.jpg", _features(rng, rng.permutation(16))) for k in range(2)]
+    assert choose_set_size(photos) == (None, {})
+    assert learn_profile(photos, _base()).profile.vision.pieces.set_size == "auto"

@@ -137,7 +137,7 @@ def test_a_version_1_profile_still_loads_and_is_saved_as_the_current_version(tmp
     q = load_profile(path)
     assert q.vision.to_dict() == p.vision.to_dict() and q.name == "beech set"
     save_profile(q, tmp_path / "new.json")
-    assert json.loads((tmp_path / "new.json").read_text())["version"] == VERSION == 4
+    assert json.loads((tmp_path / "new.json").read_text())["version"] == VERSION == 5
 
 
 def test_a_version_2_profile_without_the_newer_settings_loads_with_their_defaults(tmp_path):
@@ -189,5 +189,5 @@ def test_a_profile_with_an_unknown_set_size_is_refused_by_name(tmp_path):
     data["vision"]["pieces"]["set_size"] = "huge"
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(ProfileError, match="set_size.*'huge'.*'auto' or 'large' or 'typical'"):
+    with pytest.raises(ProfileError, match="set_size.*'huge'.*'auto' or 'large' or 'small' or 'typical'"):
         load_profile(path)

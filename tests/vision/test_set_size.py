@@ -16,8 +16,10 @@ DATA = os.path.join(TESTS, "data")
 
 
 def _read(name: str, size: str = "auto"):
-    """``name``: a file of tests/data, or ``"large-set"``: tests/data-large-set/gigamic."""
-    base = os.path.join(TESTS, "data-large-set", "gigamic") if name == "large-set" else os.path.join(DATA, name)
+    """``name``: a file of tests/data, ``"large-set"``: tests/data-large-set/gigamic, or
+    ``"small-set"``: tests/data-small-set/game."""
+    base = {"large-set": os.path.join(TESTS, "data-large-set", "gigamic"),
+            "small-set": os.path.join(TESTS, "data-small-set", "game")}.get(name, os.path.join(DATA, name))
     settings = VisionSettings()
     settings.pieces.set_size = size
     reading = Recognizer(settings).analyze(cv2.imread(base + ".jpg"))
@@ -34,6 +36,16 @@ def test_a_large_sets_short_pieces_are_read_short():
     # without the detector, short pieces of this set read tall
     assert plain["tall_right"] <= 6
     assert row["cells_right"] > plain["cells_right"]
+
+
+def test_a_small_sets_tall_pieces_are_read_tall_when_the_set_is_known_to_be_small():
+    # tall pieces 0.69 of a pitch high (3.7 cm on 5.4 cm cells), two of them among three
+    # pieces on the board: through the plain window they look like a typical set's short ones
+    _, small = _read("small-set", size="small")
+    _, plain = _read("small-set", size="typical")
+    _, auto = _read("small-set", size="auto")  # too few pieces to judge; nothing judges small
+    assert small["attrs_scored"] == 3 and small["tall_right"] == 3
+    assert plain["tall_right"] == auto["tall_right"] == 1
 
 
 @pytest.mark.parametrize("name", ["full-gigamic-beech-walnut-1", "gigamic-maple-mahogany", "printed-grid-red-white"])
