@@ -90,16 +90,19 @@ def render_sheet(cal: Calibration, photo_width: int = 600) -> np.ndarray:
     width = max(tiles.shape[1], photo_width)
     header = np.full((56, width, 3), 255, np.uint8)
     seps = "  ".join(f"{a} {cal.report.get(a, {}).get('separation', 0):.1f}" for a in ATTRIBUTES)
-    cv2.putText(header, f"learned pieces (separation: {seps})", (8, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.5, BLACK, 1,
-                cv2.LINE_AA)
+    # (short enough to end before the colour swatches at the right)
+    cv2.putText(header, f"separation: {seps}", (8, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.5, BLACK, 1, cv2.LINE_AA)
     # which classes were adapted to this set, and which kept the model calibration started from
     forms = {"adapted": "adapted", "rescaled": "rescaled", "default": "unchanged"}
     groups = {}
     for a in ATTRIBUTES:
         groups.setdefault(forms.get(cal.report.get(a, {}).get("model", ""), ""), []).append(a)
     text = "; ".join(f"{k}: {', '.join(v)}" for k, v in groups.items() if k)
+    text = f"models {text}" if text else ""
+    if cal.set_size:  # tall read through a window fitted to the set (calibration.learn.choose_set_size)
+        text = f"a {cal.set_size} set" + (f"; {text}" if text else "")
     if text:
-        cv2.putText(header, f"models {text}", (8, 44), cv2.FONT_HERSHEY_SIMPLEX, 0.45, BLACK, 1, cv2.LINE_AA)
+        cv2.putText(header, text, (8, 44), cv2.FONT_HERSHEY_SIMPLEX, 0.45, BLACK, 1, cv2.LINE_AA)
     _colour_swatches(header, set_colours(cal.profile))
     rows = [header, _pad(tiles, width)] + [_pad(p, width) for p in panels]
     return np.concatenate(rows, axis=0)
