@@ -111,9 +111,10 @@ class Calibration:
     report: dict
     warnings: list[str] = field(default_factory=list)
     #: the set's size when calibration judged it other than typical ("small", "large"),
-    #: else ``None``; and each size's 8/8 gap (:func:`choose_set_size`)
+    #: else ``None``; and each size's gain in 8/8 gaps over the plain window
+    #: (:func:`choose_set_size`)
     set_size: str | None = None
-    size_gaps: dict = field(default_factory=dict)
+    size_gains: dict = field(default_factory=dict)
 
 
 def examine_photo(path: str, image: np.ndarray, recognizer, settings, base: Profile | None = None) -> PhotoCheck:
@@ -158,43 +159,46 @@ def examine_photo(path: str, image: np.ndarray, recognizer, settings, base: Prof
     return check
 
 
-#: the set sizes calibration tells apart (``vision.set_size.ZOOMS``): tall read through the
+#: the set sizes calibration tells apart (``vision.set_size.ZOOMS``): pieces read through the
 #: plain window, one zoomed in (a small set) and one zoomed out (a large set)
 SET_SIZES = ("typical", "small", "large")
-#: a size other than typical is chosen only when its window puts the 8 tall pieces this
-#: much further apart from the 8 short ones than the plain window does (the gap between the
-#: 8th and 9th highest tall logits, mean over the photos; 3 nats: odds 20 times as clear).
-#: Fixed before measuring: on 40 rendered stills of full boards of typical and large sets
-#: (single photos, hands and all) it moved 3 boards, none to a worse reading; game97's small
-#: set, 3.6 and 5.8 nats.
+#: the network outputs each size's window reads (``vision.features``: a small set's four
+#: attributes come from the zoomed-in window, a large set's tall alone from the zoomed-out one)
+SIZE_READS = {"small": ("tall", "dark", "square", "hollow"), "large": ("tall",)}
+#: a size other than typical is chosen only when its window splits the pieces 8/8 this much
+#: more clearly than the plain window, over the attributes it reads (the gaps between the 8th
+#: and 9th highest logits, :func:`eight_eight_gap`, mean over the photos, summed over those
+#: attributes; 3 nats: odds 20 times as clear)
 SIZE_MARGIN = 3.0
 
 
-def eight_eight_gap(tall_logits: np.ndarray) -> float:
-    """How far apart the piece network's tall logits of 16 pieces put the 8 highest from
-    the 8 lowest (every set has 8 tall pieces): the 8th highest minus the 9th."""
-    s = np.sort(np.asarray(tall_logits, float))[::-1]
+def eight_eight_gap(logits: np.ndarray) -> float:
+    """How far apart the piece network's logits of one attribute for 16 pieces put the 8
+    highest from the 8 lowest (every attribute splits a set 8/8): the 8th highest minus
+    the 9th."""
+    s = np.sort(np.asarray(logits, float))[::-1]
     return float(s[7] - s[8])
 
 
 def choose_set_size(photos: list[PhotoCheck]) -> tuple[str | None, dict[str, float]]:
     """The set's size judged from calibration photos of all 16 pieces: the size whose
-    window (:data:`SET_SIZES`) splits the network's tall logits 8/8 most clearly
-    (:func:`eight_eight_gap`, mean over the photos), when that is not the plain window's by
-    :data:`SIZE_MARGIN`; else ``None`` (the profile keeps judging from each board). Also
-    returns the mean gap of each size."""
+    window (:data:`SET_SIZES`) splits the network's readings of the attributes it reads
+    (:data:`SIZE_READS`) 8/8 most clearly, when it beats the plain window's reading of the
+    same attributes by :data:`SIZE_MARGIN`; else ``None`` (the profile keeps judging from
+    each board). Also returns each size's gain over the plain window."""
     from vision.features import FEATURE_INDEX
 
-    k = FEATURE_INDEX["net_tall"]
     judged = [p for p in photos if len(p.features_by_size) == len(SET_SIZES)]
     if not judged:
         return None, {}
-    gaps = {size: float(np.mean([eight_eight_gap(p.features_by_size[size][:, k]) for p in judged]))
-            for size in SET_SIZES}
-    best = max(gaps, key=gaps.get)
-    if best != "typical" and gaps[best] >= gaps["typical"] + SIZE_MARGIN:
-        return best, gaps
-    return None, gaps
+
+    def gap(size: str, attribute: str) -> float:
+        k = FEATURE_INDEX[f"net_{attribute}"]
+        return float(np.mean([eight_eight_gap(p.features_by_size[size][:, k]) for p in judged]))
+
+    gains = {size: sum(gap(size, a) - gap("typical", a) for a in reads) for size, reads in SIZE_READS.items()}
+    best = max(gains, key=gains.get)
+    return (best if gains[best] >= SIZE_MARGIN else None), gains
 
 
 def _cells_text(cells: list[int]) -> str:
@@ -228,7 +232,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     photos = [p for p in photos if p.usable]
     # the set's size: when one window splits tall from short clearly better, the models
     # are fitted on the pieces as read through it, and the profile reads them so
-    size, size_gaps = choose_set_size(photos)
+    size, size_gains = choose_set_size(photos)
     if size is not None:
         for p in photos:
             p.features = p.features_by_size[size]
@@ -303,7 +307,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
         name=name or f"calibrated from {len(photos)} photo{'s' if len(photos) > 1 else ''}",
     )
     return Calibration(profile=profile, photos=photos, pieces=all_pieces, probs=all_probs, report=report,
-                       warnings=warnings, set_size=size, size_gaps=size_gaps)
+                       warnings=warnings, set_size=size, size_gains=size_gains)
 
 
 def measure_set_colours(photos: list[PhotoCheck], pieces: list[list[int]]) -> tuple:

@@ -576,9 +576,10 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
     large = None
     judge = ps.set_size == "auto" and (logits[:, 0] > 0).sum() >= set_size.MIN_PIECES
     if not net.has_geometry and ps.set_size == "small":
-        # a small set's tall pieces stand as high as a typical set's short ones: tall is read
-        # from a window zoomed in to its size (known from calibration or the user)
-        logits[:, 1] = read(cell_crops(work, H, vertical, zoom=set_size.SMALL_ZOOM))[:, 1]
+        # a small set's pieces are narrow and its tall ones stand as high as a typical set's
+        # short ones: its attributes are read from a window zoomed in to its size (known from
+        # calibration or the user); occupancy stays as read
+        logits[:, 1:] = read(cell_crops(work, H, vertical, zoom=set_size.SMALL_ZOOM))[:, 1:]
         large = False
     elif not net.has_geometry and (judge or ps.set_size == "large"):
         zoomed = read(cell_crops(work, H, vertical, zoom=set_size.LARGE_ZOOM))[:, 1]

@@ -31,11 +31,13 @@ import numpy as np
 #: the window zoomed out this many times for a large set (its short pieces, 0.8-1 pitch,
 #: then fill it as a typical set's 0.6-0.75 do)
 LARGE_ZOOM = 1.3
-#: a *small* set (tall pieces under about 0.75 of a pitch high, as high as most sets' short
-#: ones) reads tall from a window zoomed in this much, where its pieces fill the window as a
-#: typical set's do (game97's set: tall read right in 57 of 78 looks of its settled board
-#: states through the plain window, 69 zoomed in). Nothing judges it from one board: a
-#: calibration of all 16 pieces does (``calibration.learn.choose_set_size``), or the user.
+#: a *small* set (narrow pieces, tall ones under about 0.75 of a pitch high, as high as most
+#: sets' short ones) reads its four attributes from a window zoomed in this much, where its
+#: pieces fill the window as a typical set's do (the piece network alone on the settled
+#: boards of game97 and its calibration photos, plain -> zoomed in: tall right 82 -> 106 of
+#: 110 pieces, square 107 -> 110; game102's: square 53 -> 63 of 78, tall 74 -> 67).
+#: Occupancy stays with the plain window. Nothing judges it from one board: a calibration of
+#: all 16 pieces does (``calibration.learn.choose_set_size``), or the user.
 SMALL_ZOOM = 1 / 1.3
 #: the window each known size reads tall from (``settings.pieces.set_size``)
 ZOOMS = {"small": SMALL_ZOOM, "typical": 1.0, "large": LARGE_ZOOM}

@@ -396,8 +396,8 @@ class PieceSettings:
     #: pieces, tall read from a window zoomed out to a large set's size when the board says
     #: the set is large (its short pieces otherwise read tall); "large" / "small" /
     #: "typical": known (judged by calibration from photos of all 16 pieces, or written into
-    #: a profile by its user), tall read from a window zoomed out / zoomed in to the set's
-    #: size on every board, or from the plain one
+    #: a profile by its user): tall read from a window zoomed out to the set's size on every
+    #: board ("large"), the four attributes from one zoomed in ("small"), or the plain one
     set_size: str = "auto"
     #: the set's two colours as the camera sees them, learned by calibration from the
     #: bodies of its 16 pieces (``vision.crops.BODY_COLOUR_NAMES``): light L, a, b, dark L, a, b,

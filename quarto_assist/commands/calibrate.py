@@ -93,10 +93,11 @@ def run(args: argparse.Namespace) -> int:
         print("the set's two colours were not learned (dark and light did not split cleanly): "
               "watch reads them from the game")
     if cal.set_size:
-        how = {"small": "its tall pieces stand about as high as most sets' short ones",
-               "large": "its short pieces stand about as high as most sets' tall ones"}[cal.set_size]
-        print(f"the set is a {cal.set_size} one ({how}): analyze and watch with this profile read tall and "
-              f"short through a window fitted to its size")
+        how = {"small": "its pieces are narrow for the board's cells: analyze and watch with this profile read "
+                        "them through a window zoomed in to their size",
+               "large": "its short pieces stand about as high as most sets' tall ones: analyze and watch with this "
+                        "profile read tall and short through a window zoomed out to its size"}[cal.set_size]
+        print(f"the set is a {cal.set_size} one ({how})")
     for w in cal.warnings:
         print(f"WARNING {w}", file=sys.stderr)
     return 0
