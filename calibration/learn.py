@@ -151,7 +151,7 @@ def examine_photo(path: str, image: np.ndarray, recognizer, settings, base: Prof
             check.problem = "the pieces could not be measured (features missing)"
             check.features = None
     if not check.problem and settings.pieces.set_size == "auto":
-        for size in SET_SIZES:  # tall read through the window of each size (vision.set_size)
+        for size in SET_SIZES:  # the pieces read through the window of each size (vision.set_size)
             sized = copy.deepcopy(settings)
             sized.pieces.set_size = size
             check.features_by_size[size] = np.asarray(cell_features(frame, reading, sized), float)
@@ -230,7 +230,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     # learn from the photos that show the set; say which were left out and why
     left_out = [f"photo '{p.path}' was left out: {p.problem}" for p in bad]
     photos = [p for p in photos if p.usable]
-    # the set's size: when one window splits tall from short clearly better, the models
+    # the set's size: when one window splits the pieces 8/8 clearly better, the models
     # are fitted on the pieces as read through it, and the profile reads them so
     size, size_gains = choose_set_size(photos)
     if size is not None:

@@ -67,14 +67,14 @@ def _from_version_3(data: dict) -> dict:
     return data
 
 
-#: old version -> function turning a dict of that version into one of version + 1.
-#: Version 1 is the first published format; older numbers were never written by a
-#: release. Add an entry here with each bump.
 def _from_version_4(data: dict) -> dict:
     """Version 4 -> 5: nothing to change (a version-4 profile's set size is one of 5's)."""
     return data
 
 
+#: old version -> function turning a dict of that version into one of version + 1.
+#: Version 1 is the first published format; older numbers were never written by a
+#: release. Add an entry here with each bump.
 MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _from_version_1, 2: _from_version_2, 3: _from_version_3,
                                                  4: _from_version_4}
 

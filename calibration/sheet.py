@@ -99,7 +99,7 @@ def render_sheet(cal: Calibration, photo_width: int = 600) -> np.ndarray:
         groups.setdefault(forms.get(cal.report.get(a, {}).get("model", ""), ""), []).append(a)
     text = "; ".join(f"{k}: {', '.join(v)}" for k, v in groups.items() if k)
     text = f"models {text}" if text else ""
-    if cal.set_size:  # tall read through a window fitted to the set (calibration.learn.choose_set_size)
+    if cal.set_size:  # pieces read through a window fitted to the set (calibration.learn.choose_set_size)
         text = f"a {cal.set_size} set" + (f"; {text}" if text else "")
     if text:
         cv2.putText(header, text, (8, 44), cv2.FONT_HERSHEY_SIMPLEX, 0.45, BLACK, 1, cv2.LINE_AA)
