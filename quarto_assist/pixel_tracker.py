@@ -101,10 +101,15 @@ piece than when it was placed before it is flagged as swapped; ``duplicate_margi
     piece is read: vision must read another piece clearly (8 nats: three attributes surely
     the other way) to overrule the user; ``join``: start
     from the pieces vision sees on the board instead of an empty board; ``heights``: weigh
-    in how tall each new piece stands in the picture (:mod:`quarto_assist.silhouette`)."""
+    in how tall each new piece stands in the picture (:mod:`quarto_assist.silhouette`);
+    ``faint_change``: grey levels by which an empty cell that vision sees taken in every
+    steady reading must have changed to be a new piece when no cell changed by
+    ``place_change`` (a small dark piece on a dark square changes its cell's picture
+    little: game102, 5.3-5.5 grey levels)."""
 
     settle: float = 0.8  # longer than a hand holding still while it sets a piece down
     place_change: float = 6.0
+    faint_change: float = 3.0
     second_ratio: float = 0.6
     still: float = 4.0
     duplicate_margin: float = 4.0
@@ -726,6 +731,8 @@ class PixelTracker(Tracker):
         later = None  # a new cell left for the next view (see the duplicate pending below)
         new_here = bool(empties) and d[empties[0]] >= s.place_change
         hidden = None if new_here else self._hidden_in_front(empties, d, empty_share, gone_level, win)
+        if not new_here and hidden is None and not gone:
+            hidden = self._faint(empties, d, empty_share)
         if new_here or hidden is not None:
             c = empties[0] if new_here else hidden
             second = empties[1] if len(empties) > 1 else None
@@ -1029,6 +1036,14 @@ class PixelTracker(Tracker):
             peeks |= {b for b in empties if empty_share[b] < 0.5 and _rises_over(self.centers, b, g)
                       and self._hidden_top(b)}
         return peeks.pop() if len(peeks) == 1 else None
+
+    def _faint(self, empties: list[int], d: np.ndarray, empty_share: list[float]) -> int | None:
+        """No cell changed like a new piece, but one empty cell changed by ``faint_change``
+        and vision sees a piece on it in every steady reading: a piece whose picture differs
+        little from the board's (a small dark piece on a dark square). That cell, when it
+        is the only such one; else ``None``."""
+        faint = [b for b in empties if d[b] >= self.settings.faint_change and empty_share[b] == 0.0]
+        return faint[0] if len(faint) == 1 else None
 
     def _read_then_and_now(self, g: int, probs: list) -> tuple[int, int, float] | None:
         """``(was, reads, margin)``: the piece vision took cell ``g``'s for when it was

@@ -1303,3 +1303,54 @@ def test_a_piece_set_down_as_a_deep_shadow_comes_is_placed_where_it_stands():
     events = _played(PixelTracker(PixelSettings()), {"cells": empty()}, steps, ShadeBlind(0))
     assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == list(zip(shaded, pieces)) + [(13, 0xE)]
     assert [e for e in events if e.kind == "flagged"] == []
+
+
+def faint_frames(delta):
+    """Pictures where a piece differs from the board by only ``delta`` grey levels (a small
+    dark piece on a dark square)."""
+
+    def faint(cells, hand=None):
+        img = np.full((H, W, 3), 60, np.uint8)
+        for c, p in enumerate(cells):
+            if p is not None:
+                cv2.circle(img, tuple(int(v) for v in CENTRES[c]), 13, (60 + delta,) * 3, -1)
+        if hand is not None:
+            for c in hand:
+                cv2.circle(img, tuple(int(v) for v in CENTRES[c]), 22, (90, 120, 200), -1)
+        return img
+
+    return faint
+
+
+class SeesNothing(TrueVision):
+    """Reads every cell empty."""
+
+    def read(self, cells, obstructed=False):
+        r = super().read(cells, obstructed)
+        r.cells = [None] * 16
+        return r
+
+
+def _faint_placement(vision, settings=None, delta=8):
+    after = empty()
+    after[9] = 0x6
+    steps = [(empty(), None, False, 2.0), (empty(), [9], True, 1.0), (after, None, False, 2.0)]
+    tr, events, t = PixelTracker(settings or PixelSettings(heights=False)), [], 0.0
+    frames = faint_frames(delta)
+    for cells, hand, obstructed, seconds in steps:
+        for _ in range(int(seconds * 10)):
+            events += tr.update(t, vision.read(cells, obstructed), frames(cells, hand))
+            t += 0.1
+    return tr, [(e.cell, e.kind) for e in events if e.kind in ("placed", "flagged")]
+
+
+def test_a_piece_whose_picture_differs_little_from_the_board_is_placed_when_vision_sees_it():
+    # game102: small dark brown pieces on a dark walnut square changed their cells by 5.3-5.5
+    # grey levels, under the 6 a new piece must change, while vision saw them in every reading
+    tr, got = _faint_placement(TrueVision(0))
+    assert got == [(9, "placed")] and tr.board[9] is not None
+    assert _faint_placement(TrueVision(0), PixelSettings(heights=False, faint_change=1e9))[1] == []  # the rule is what places it
+    # as faint a change that vision does not see as a piece is no piece, nor a fainter one
+    # that it does (a cell's picture drifts by a grey level or two)
+    assert _faint_placement(SeesNothing(0))[1] == []
+    assert _faint_placement(TrueVision(0), delta=4)[1] == []
