@@ -111,10 +111,8 @@ class Calibration:
     report: dict
     warnings: list[str] = field(default_factory=list)
     #: the set's size when calibration judged it other than typical ("small", "large"),
-    #: else ``None``; and each size's gain in 8/8 gaps over the plain window
-    #: (:func:`choose_set_size`)
+    #: else ``None`` (:func:`choose_set_size`)
     set_size: str | None = None
-    size_gains: dict = field(default_factory=dict)
 
 
 def examine_photo(path: str, image: np.ndarray, recognizer, settings, base: Profile | None = None) -> PhotoCheck:
@@ -159,8 +157,9 @@ def examine_photo(path: str, image: np.ndarray, recognizer, settings, base: Prof
     return check
 
 
-#: the set sizes calibration tells apart (``vision.set_size.ZOOMS``): pieces read through the
-#: plain window, one zoomed in (a small set) and one zoomed out (a large set)
+#: the set sizes calibration tells apart (``vision.set_size``): pieces read through the plain
+#: window, one zoomed in (a small set, ``SMALL_ZOOM``) and one zoomed out (a large set,
+#: ``LARGE_ZOOM``)
 SET_SIZES = ("typical", "small", "large")
 #: the network outputs each size's window reads (``vision.features``: a small set's four
 #: attributes come from the zoomed-in window, a large set's tall alone from the zoomed-out one)
@@ -232,7 +231,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
     photos = [p for p in photos if p.usable]
     # the set's size: when one window splits the pieces 8/8 clearly better, the models
     # are fitted on the pieces as read through it, and the profile reads them so
-    size, size_gains = choose_set_size(photos)
+    size, _ = choose_set_size(photos)
     if size is not None:
         for p in photos:
             p.features = p.features_by_size[size]
@@ -307,7 +306,7 @@ def learn_profile(photos: list[PhotoCheck], base: Profile, name: str = "") -> Ca
         name=name or f"calibrated from {len(photos)} photo{'s' if len(photos) > 1 else ''}",
     )
     return Calibration(profile=profile, photos=photos, pieces=all_pieces, probs=all_probs, report=report,
-                       warnings=warnings, set_size=size, size_gains=size_gains)
+                       warnings=warnings, set_size=size)
 
 
 def measure_set_colours(photos: list[PhotoCheck], pieces: list[list[int]]) -> tuple:

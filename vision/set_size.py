@@ -39,9 +39,6 @@ LARGE_ZOOM = 1.3
 #: Occupancy stays with the plain window. Nothing judges it from one board: a calibration of
 #: all 16 pieces does (``calibration.learn.choose_set_size``), or the user.
 SMALL_ZOOM = 1 / 1.3
-#: the window each known size reads its pieces through (``settings.pieces.set_size``; a large
-#: set only its tall, a small one its four attributes)
-ZOOMS = {"small": SMALL_ZOOM, "typical": 1.0, "large": LARGE_ZOOM}
 #: a board whose probability of a large set is above this reads tall from the zoomed window
 #: (cross-validated on the training boards of 2+ pieces: 0.4 and 0.5 zoom 36 % and 27 % of
 #: large sets and 4 % and 2 % of typical ones; 0.4 read tall better on both)

@@ -170,14 +170,15 @@ class SeesBehind(TrueVision):
             r.cells[5] = 0x3
         return r
 
-def follow(steps, vision, frames=frame, before=None):
+def follow(steps, vision, frames=frame, before=None, settings=None):
     """Run a fresh pixel tracker over ``steps`` ((cells, hand, obstructed, seconds)) at 10
     fps, pictures from ``frames``; ``before``: {step index: fn(tracker)} called as that step
     begins. Returns (tracker, events). The default pictures are flat discs seen from straight
     above: there is no height to measure there, so the tracker does not weigh heights and
     colours measured on them (they have their own tests: test_silhouette.py and the rendered
-    games); a picture of pieces standing up (``frames``) is weighed as in the watch."""
-    tr, events, t = PixelTracker(PixelSettings(heights=frames is not frame)), [], 0.0
+    games); a picture of pieces standing up (``frames``) is weighed as in the watch.
+    ``settings``: the tracker's, instead of those defaults."""
+    tr, events, t = PixelTracker(settings or PixelSettings(heights=frames is not frame)), [], 0.0
     for k, (cells, hand, obstructed, seconds) in enumerate(steps):
         if before and k in before:
             before[k](tr)
@@ -909,15 +910,24 @@ def test_a_short_piece_hidden_behind_a_tall_one_and_peeking_over_the_one_behind_
     assert [e for e in events if e.kind == "flagged"] == []
 
 
+class PhantomOn5(TrueVision):
+    """Reads a piece (8) on cell 5 in every clear frame while a piece stands on cell
+    ``when``."""
+
+    def __init__(self, seed=0, when=9):
+        super().__init__(seed)
+        self.when = when
+
+    def read(self, cells, obstructed=False):
+        r = super().read(cells, obstructed)
+        if cells[self.when] is not None and not obstructed:
+            r.cells[5] = 0x8
+        return r
+
+
 def test_a_cell_behind_a_tall_piece_that_vision_reads_taken_is_no_piece_while_nothing_changed_behind_it():
     # the same board with nothing set on 5: vision's phantom on the hidden cell alone
     # places nothing
-    class Phantom5(TrueVision):
-        def read(self, cells, obstructed=False):
-            r = super().read(cells, obstructed)
-            if cells[9] is not None and not obstructed:
-                r.cells[5] = 0x8
-            return r
 
     def low(cells, hand=None):
         img = frame(cells, hand)
@@ -931,7 +941,7 @@ def test_a_cell_behind_a_tall_piece_that_vision_reads_taken_is_no_piece_while_no
     b2[1] = 0x3
     steps = [(empty(), None, False, 2.0), (empty(), [9], True, 1.0), (b1, None, False, 2.0),
              (b1, [1], True, 1.0), (b2, None, False, 2.0), (b2, [14], True, 1.0), (b2, None, False, 2.0)]
-    tr, events = follow(steps, Phantom5(0), low)
+    tr, events = follow(steps, PhantomOn5(0), low)
     assert [(e.cell, e.piece) for e in events if e.kind == "placed"] == [(9, 0xD), (1, 0x3)]
 
 
@@ -939,12 +949,6 @@ def test_a_cell_in_view_that_vision_reads_taken_is_no_piece_when_only_the_piece_
     # no tall piece hides cell 5 now: a piece set there would change its own picture. The
     # lower part of the piece behind on 1 changes (about ten grey levels, as a short piece
     # peeking over would change it) and vision reads a phantom on 5: that is no piece
-    class Phantom5(TrueVision):
-        def read(self, cells, obstructed=False):
-            r = super().read(cells, obstructed)
-            if cells[1] is not None and not obstructed:
-                r.cells[5] = 0x8
-            return r
 
     def changed_below_1(cells, hand=None):
         img = frame(cells, hand)
@@ -955,8 +959,8 @@ def test_a_cell_in_view_that_vision_reads_taken_is_no_piece_when_only_the_piece_
     b1 = empty()
     b1[1] = 0x3
     tr, events = follow([(empty(), None, False, 2.0), (empty(), [1], True, 1.0), (b1, None, False, 2.0)],
-                        Phantom5(0))
-    vision, t = Phantom5(1), 10.0
+                        PhantomOn5(0, when=1))
+    vision, t = PhantomOn5(1, when=1), 10.0
     for frames, seconds in ((lambda cells, hand=None: frame(cells, hand), 1.0), (changed_below_1, 3.0)):
         for _ in range(int(seconds * 10)):
             events += tr.update(t, vision.read(b1), frames(b1))
@@ -1336,12 +1340,7 @@ def _faint_placement(vision, settings=None, delta=8, cells=(9,)):
     for c in cells:
         after[c] = 0x6 + c - cells[0]
     steps = [(empty(), None, False, 2.0), (empty(), [9], True, 1.0), (after, None, False, 2.0)]
-    tr, events, t = PixelTracker(settings or PixelSettings(heights=False)), [], 0.0
-    frames = faint_frames(delta)
-    for cells, hand, obstructed, seconds in steps:
-        for _ in range(int(seconds * 10)):
-            events += tr.update(t, vision.read(cells, obstructed), frames(cells, hand))
-            t += 0.1
+    tr, events = follow(steps, vision, faint_frames(delta), settings=settings or PixelSettings(heights=False))
     return tr, [(e.cell, e.kind) for e in events if e.kind in ("placed", "flagged")]
 
 
