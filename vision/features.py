@@ -66,7 +66,16 @@ FEATURE_NAMES = [
 # for calibration's set colours and the watch)
 FEATURE_INDEX = {n: i for i, n in enumerate(FEATURE_NAMES)}
 #: changes whenever what a feature measures changes (models and feature caches depend on it)
-FEATURES_VERSION = 5  # 5: tall of large sets from a zoomed window (vision.set_size)
+FEATURES_VERSION = 6  # 5: tall of large sets from a zoomed window (vision.set_size); 6: three windows
+#: dark and square are read as the piece network reads them through three windows: the
+#: plain one, one zoomed in and one zoomed out by this factor, weighted WINDOW_WEIGHTS
+#: (plain, in, out). Occupancy, tall and hollow from the plain window alone: zoomed in, a
+#: typical set's tall pieces lose their tops, and the three windows' hollow read worse
+#: through the attribute models (docs/vision.md, "Session 35"). Weights (1, 0, 0): off
+WINDOW_ZOOM = 1.3
+WINDOW_WEIGHTS = (0.5, 0.25, 0.25)
+#: the network's output columns read so (0 occupied, 1 tall, 2 dark, 3 square, 4 hollow)
+WINDOW_COLUMNS = (2, 3)
 
 _ANGLES = np.linspace(0, 2 * np.pi, 24, endpoint=False)
 
@@ -575,6 +584,16 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
     # window zoomed out to its size (vision.set_size); occupancy and the rest stay as read
     large = None
     judge = ps.set_size == "auto" and (logits[:, 0] > 0).sum() >= set_size.MIN_PIECES
+    wider = None  # the logits through the window zoomed out by WINDOW_ZOOM, once read
+    if not net.has_geometry and ps.set_size != "small" and WINDOW_WEIGHTS[0] < 1.0:
+        # dark and square as the three windows (plain, zoomed in, zoomed out) read them
+        # together: one window's misreading of a piece seen a little too large or too small
+        # is outvoted (docs/vision.md, "Session 35"); occupancy, tall and hollow stay plain
+        narrower = read(cell_crops(work, H, vertical, zoom=1.0 / WINDOW_ZOOM))
+        wider = read(cell_crops(work, H, vertical, zoom=WINDOW_ZOOM))
+        w0, w_in, w_out = WINDOW_WEIGHTS
+        k = list(WINDOW_COLUMNS)
+        logits[:, k] = w0 * logits[:, k] + w_in * narrower[:, k] + w_out * wider[:, k]
     if not net.has_geometry and ps.set_size == "small":
         # a small set's pieces are narrow and its tall ones stand as high as a typical set's
         # short ones: its attributes are read from a window zoomed in to its size (known from
@@ -582,7 +601,10 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
         logits[:, 1:] = read(cell_crops(work, H, vertical, zoom=set_size.SMALL_ZOOM))[:, 1:]
         large = False
     elif not net.has_geometry and (judge or ps.set_size == "large"):
-        zoomed = read(cell_crops(work, H, vertical, zoom=set_size.LARGE_ZOOM))[:, 1]
+        if wider is not None and WINDOW_ZOOM == set_size.LARGE_ZOOM:
+            zoomed = wider[:, 1]
+        else:
+            zoomed = read(cell_crops(work, H, vertical, zoom=set_size.LARGE_ZOOM))[:, 1]
         stats = set_size.board_statistics(logits[:, 0] > 0, logits[:, 1], zoomed) if judge else None
         large = not judge or bool(set_size.large_set_probability(stats) > set_size.THRESHOLD)
         if large:

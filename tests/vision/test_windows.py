@@ -1,0 +1,43 @@
+"""Dark and square read through three windows (vision.features.WINDOW_ZOOM, WINDOW_WEIGHTS)."""
+
+import os
+
+import cv2
+import pytest
+
+import vision.features as features
+from vision.evaluation import load_truth, score_reading
+from vision.recognizer import Recognizer
+
+BASE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data-windows", "game102_0400")
+SHIPPED = features.WINDOW_WEIGHTS
+
+
+def _score(monkeypatch, weights):
+    monkeypatch.setattr(features, "WINDOW_WEIGHTS", weights)
+    reading = Recognizer().analyze(cv2.imread(BASE + ".jpg"))
+    return reading, score_reading(reading, load_truth(BASE + ".json"), 0.0)
+
+
+def test_a_narrow_sets_square_pieces_are_read_through_three_windows(monkeypatch):
+    # eleven pieces of a narrow set (0.42 of a pitch wide) on the walnut board, no profile:
+    # through the plain window alone three square pieces read round; with the windows zoomed
+    # in and out beside it, one does
+    _, plain = _score(monkeypatch, (1.0, 0.0, 0.0))
+    _, three = _score(monkeypatch, SHIPPED)
+    assert three["attrs_scored"] == plain["attrs_scored"] == 11
+    assert plain["square_right"] <= 8
+    assert three["square_right"] >= 10
+    assert three["cells_right"] > plain["cells_right"]
+
+
+def test_occupancy_and_tall_stay_as_the_plain_window_reads_them(monkeypatch):
+    plain, _ = _score(monkeypatch, (1.0, 0.0, 0.0))
+    three, _ = _score(monkeypatch, SHIPPED)
+    assert [c is None for c in three.cells] == [c is None for c in plain.cells]
+    # the network's logits of occupancy, tall and hollow do not move; dark and square do
+    col = {name: features.FEATURE_INDEX[f"net_{name}"] for name in ("occupied", "tall", "dark", "square", "hollow")}
+    for name in ("occupied", "tall", "hollow"):
+        assert three.features[:, col[name]] == pytest.approx(plain.features[:, col[name]])
+    for name in ("dark", "square"):
+        assert three.features[:, col[name]] != pytest.approx(plain.features[:, col[name]])
