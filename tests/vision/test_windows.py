@@ -21,8 +21,8 @@ def _score(monkeypatch, weights):
 
 def test_a_narrow_sets_square_pieces_are_read_through_three_windows(monkeypatch):
     # eleven pieces of a narrow set (0.42 of a pitch wide) on the walnut board, no profile:
-    # through the plain window alone three square pieces read round; with the windows zoomed
-    # in and out beside it, one does
+    # through the plain window alone three pieces' square is misread; with the windows zoomed
+    # in and out beside it, one is
     _, plain = _score(monkeypatch, (1.0, 0.0, 0.0))
     _, three = _score(monkeypatch, SHIPPED)
     assert three["attrs_scored"] == plain["attrs_scored"] == 11
@@ -31,7 +31,7 @@ def test_a_narrow_sets_square_pieces_are_read_through_three_windows(monkeypatch)
     assert three["cells_right"] > plain["cells_right"]
 
 
-def test_occupancy_and_tall_stay_as_the_plain_window_reads_them(monkeypatch):
+def test_occupancy_tall_and_hollow_stay_as_the_plain_window_reads_them(monkeypatch):
     plain, _ = _score(monkeypatch, (1.0, 0.0, 0.0))
     three, _ = _score(monkeypatch, SHIPPED)
     assert [c is None for c in three.cells] == [c is None for c in plain.cells]
