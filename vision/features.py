@@ -66,16 +66,17 @@ FEATURE_NAMES = [
 # for calibration's set colours and the watch)
 FEATURE_INDEX = {n: i for i, n in enumerate(FEATURE_NAMES)}
 #: changes whenever what a feature measures changes (models and feature caches depend on it)
-FEATURES_VERSION = 6  # 5: tall of large sets from a zoomed window (vision.set_size); 6: three windows
-#: dark and square are read as the piece network reads them through three windows: the
-#: plain one, one zoomed in and one zoomed out by this factor, weighted WINDOW_WEIGHTS
-#: (plain, in, out). Occupancy, tall and hollow from the plain window alone: zoomed in, a
-#: typical set's tall pieces lose their tops, and the three windows' hollow read worse
-#: through the attribute models (docs/vision.md, "Session 35"). Weights (1, 0, 0): off
+FEATURES_VERSION = 6  # 5: tall of large sets from a zoomed window (vision.set_size); 6: square through three windows
+#: square is read as the piece network reads it through three windows: the plain one, one
+#: zoomed in and one zoomed out by this factor, weighted WINDOW_WEIGHTS (plain, in, out).
+#: Occupancy, tall, dark and hollow from the plain window alone: zoomed in, a typical set's
+#: tall pieces lose their tops; the three windows' hollow read worse through the attribute
+#: models, and their dark worse on the held-out calibration sessions (docs/vision.md,
+#: "Session 35"). Weights (1, 0, 0): off
 WINDOW_ZOOM = 1.3
 WINDOW_WEIGHTS = (0.5, 0.25, 0.25)
 #: the network's output columns read so (0 occupied, 1 tall, 2 dark, 3 square, 4 hollow)
-WINDOW_COLUMNS = (2, 3)
+WINDOW_COLUMNS = (3,)
 
 _ANGLES = np.linspace(0, 2 * np.pi, 24, endpoint=False)
 
@@ -586,9 +587,9 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
     judge = ps.set_size == "auto" and (logits[:, 0] > 0).sum() >= set_size.MIN_PIECES
     wider = None  # the logits through the window zoomed out by WINDOW_ZOOM, once read
     if not net.has_geometry and ps.set_size != "small" and WINDOW_WEIGHTS[0] < 1.0:
-        # dark and square as the three windows (plain, zoomed in, zoomed out) read them
-        # together: one window's misreading of a piece seen a little too large or too small
-        # is outvoted (docs/vision.md, "Session 35"); occupancy, tall and hollow stay plain
+        # square as the three windows (plain, zoomed in, zoomed out) read it together: one
+        # window's misreading of a piece seen a little too large or too small is outvoted
+        # (docs/vision.md, "Session 35"); the other attributes stay plain
         narrower = read(cell_crops(work, H, vertical, zoom=1.0 / WINDOW_ZOOM))
         wider = read(cell_crops(work, H, vertical, zoom=WINDOW_ZOOM))
         w0, w_in, w_out = WINDOW_WEIGHTS
