@@ -81,18 +81,19 @@ WINDOW_COLUMNS = (3,)
 _ANGLES = np.linspace(0, 2 * np.pi, 24, endpoint=False)
 
 
-def cell_features(image: np.ndarray, reading, settings) -> np.ndarray:
+def cell_features(image: np.ndarray, reading, settings, only_net: bool = False) -> np.ndarray:
     """Per-cell features of a frame whose board is known.
 
     ``image``: ``(H, W, 3)`` uint8 BGR, the frame ``reading`` was made from (same pixels).
     ``reading``: a found ``BoardReading`` (its ``homography`` maps the board unit square to
-    this image's pixels). ``settings``: ``VisionSettings``. Returns ``(16, D)`` float64,
-    columns ``FEATURE_NAMES``, cells in the reading's order.
+    this image's pixels). ``settings``: ``VisionSettings``. ``only_net``: only the piece
+    network's columns (:func:`features_from_work`). Returns ``(16, D)`` float64, columns
+    ``FEATURE_NAMES``, cells in the reading's order.
     """
     if reading is None or reading.homography is None:
         raise ValueError("cell_features needs a reading with a board (homography is None)")
     work, S = work_image(image, settings)
-    return features_from_work(work, S @ reading.homography, settings)
+    return features_from_work(work, S @ reading.homography, settings, only_net=only_net)
 
 
 def work_image(image: np.ndarray, settings) -> tuple[np.ndarray, np.ndarray]:
@@ -579,33 +580,35 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
             logits = 0.5 * (logits + net.logits(np.ascontiguousarray(crops[:, :, ::-1]), front, geometry))
         return logits
 
-    logits = read(crops)
+    looks: dict[float, np.ndarray] = {}  # zoom -> the network's logits through that window
+
+    def look(zoom: float) -> np.ndarray:
+        """The logits through the window zoomed by ``zoom``, read once (``vision.crops``)."""
+        if zoom not in looks:
+            looks[zoom] = read(crops if zoom == 1.0 else cell_crops(work, H, vertical, zoom=zoom))
+        return looks[zoom]
+
+    logits = look(1.0).copy()
     # a large set's short pieces fill the plain window as a typical set's tall ones do: when
     # the set is large (known, or judged from a board of enough pieces), tall is read from a
     # window zoomed out to its size (vision.set_size); occupancy and the rest stay as read
     large = None
     judge = ps.set_size == "auto" and (logits[:, 0] > 0).sum() >= set_size.MIN_PIECES
-    wider = None  # the logits through the window zoomed out by WINDOW_ZOOM, once read
     if not net.has_geometry and ps.set_size != "small" and WINDOW_WEIGHTS[0] < 1.0:
         # square as the three windows (plain, zoomed in, zoomed out) read it together: one
         # window's misreading of a piece seen a little too large or too small is outvoted
         # (docs/vision.md, "Session 35"); the other attributes stay plain
-        narrower = read(cell_crops(work, H, vertical, zoom=1.0 / WINDOW_ZOOM))
-        wider = read(cell_crops(work, H, vertical, zoom=WINDOW_ZOOM))
         w0, w_in, w_out = WINDOW_WEIGHTS
         k = list(WINDOW_COLUMNS)
-        logits[:, k] = w0 * logits[:, k] + w_in * narrower[:, k] + w_out * wider[:, k]
+        logits[:, k] = w0 * logits[:, k] + w_in * look(1.0 / WINDOW_ZOOM)[:, k] + w_out * look(WINDOW_ZOOM)[:, k]
     if not net.has_geometry and ps.set_size == "small":
         # a small set's pieces are narrow and its tall ones stand as high as a typical set's
         # short ones: its attributes are read from a window zoomed in to its size (known from
         # calibration or the user); occupancy stays as read
-        logits[:, 1:] = read(cell_crops(work, H, vertical, zoom=set_size.SMALL_ZOOM))[:, 1:]
+        logits[:, 1:] = look(set_size.SMALL_ZOOM)[:, 1:]
         large = False
     elif not net.has_geometry and (judge or ps.set_size == "large"):
-        if wider is not None and WINDOW_ZOOM == set_size.LARGE_ZOOM:
-            zoomed = wider[:, 1]
-        else:
-            zoomed = read(cell_crops(work, H, vertical, zoom=set_size.LARGE_ZOOM))[:, 1]
+        zoomed = look(set_size.LARGE_ZOOM)[:, 1]
         stats = set_size.board_statistics(logits[:, 0] > 0, logits[:, 1], zoomed) if judge else None
         large = not judge or bool(set_size.large_set_probability(stats) > set_size.THRESHOLD)
         if large:
