@@ -122,7 +122,7 @@ def examine_photo(path: str, image: np.ndarray, recognizer, settings, base: Prof
     ``MAX_DOUBTED_EMPTY`` cells look empty (those are taken as pieces). Expected failures
     come back as ``problem`` text, not exceptions.
     """
-    from vision.features import cell_features
+    from vision.features import FEATURE_INDEX, NET_FEATURE_NAMES, cell_features
 
     t0 = time.perf_counter()
     frame, _ = prepare_frame(base, image)
@@ -149,10 +149,14 @@ def examine_photo(path: str, image: np.ndarray, recognizer, settings, base: Prof
             check.problem = "the pieces could not be measured (features missing)"
             check.features = None
     if not check.problem and settings.pieces.set_size == "auto":
-        for size in SET_SIZES:  # the pieces read through the window of each size (vision.set_size)
+        # the pieces read through the window of each size (vision.set_size): only the piece
+        # network's columns depend on it, the hand-made measurements are the photo's
+        net = slice(FEATURE_INDEX[NET_FEATURE_NAMES[0]], FEATURE_INDEX[NET_FEATURE_NAMES[-1]] + 1)
+        for size in SET_SIZES:
             sized = copy.deepcopy(settings)
             sized.pieces.set_size = size
-            check.features_by_size[size] = np.asarray(cell_features(frame, reading, sized), float)
+            check.features_by_size[size] = check.features.copy()
+            check.features_by_size[size][:, net] = cell_features(frame, reading, sized, only_net=True)[:, net]
     check.seconds = time.perf_counter() - t0
     return check
 

@@ -163,7 +163,7 @@ def test_success_path_writes_profile_and_sheet_that_analyze_accepts(tmp_path, ca
         photos.append(str(path))
     features = [_with_body_colours(_features(rng, arr), arr) for arr in arrangements]
     monkeypatch.setattr(vision, "Recognizer", lambda settings: _FixedRecognizer(_reading(16)))
-    monkeypatch.setattr(vision.features, "cell_features", lambda image, reading, settings: features[int(image[0, 0, 0])])
+    monkeypatch.setattr(vision.features, "cell_features", lambda image, reading, settings, **_: features[int(image[0, 0, 0])])
     out = tmp_path / "set.json"
     out.write_text("previous profile")
     assert main(["calibrate", *photos, "--out", str(out), "--sheet", str(tmp_path / "pieces.png")]) == 0
