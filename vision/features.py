@@ -361,7 +361,8 @@ class _Sampler:
 
 
 def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarray | None = None,
-                       mirror: bool | None = None, only_net: bool = False, info: dict | None = None) -> np.ndarray:
+                       mirror: bool | None = None, only_net: bool = False, info: dict | None = None,
+                       windows: bool = True) -> np.ndarray:
     """:func:`cell_features` on an image already at working scale, ``H`` board -> ``work``
     pixels (``grey``: its grey copy, when the caller has one; ``mirror``: whether the piece
     network also reads the board mirrored, default ``settings.pieces.mirror_average``;
@@ -369,7 +370,9 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     the networks alone: the hand-made measurements are most of the per-frame cost;
     ``info``: a dict given gets ``"large_set"``: whether tall was read as of a large set,
     ``None`` when not judged: too few pieces, or ``settings.pieces.set_size`` "typical";
-    ``vision.set_size``).
+    ``vision.set_size``; ``windows``: square read through the three windows
+    (:data:`WINDOW_ZOOM`), else through the plain one: the per-frame step, whose square the
+    watch names no piece by).
     Returns ``(16, D)``."""
     ps = settings.pieces
     if settings.camera.pinhole:
@@ -382,7 +385,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     lean = vertical_displacements(H, work.shape)
     if only_net:
         out = np.zeros((16, len(FEATURE_NAMES)))
-        _net_logits(out, work, H, lean, ps, mirror, info)
+        _net_logits(out, work, H, lean, ps, mirror, info, windows)
         return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)
     view = LocalView(H, work.shape, lean=lean)
     tilt = float(np.median(view.tilt_deg))
@@ -540,7 +543,7 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     for name, v in cols.items():
         out[:, FEATURE_INDEX[name]] = v
     k0 = FEATURE_INDEX[CROP_FEATURE_NAMES[0]]
-    crops = _net_logits(out, work, H, lean, ps, mirror, info)
+    crops = _net_logits(out, work, H, lean, ps, mirror, info, windows)
     k2 = FEATURE_INDEX[BODY_COLOUR_NAMES[0]]
     out[:, k0:k0 + len(CROP_FEATURE_NAMES)], out[:, k2:k2 + len(BODY_COLOUR_NAMES)] = crop_features(
         crops, top_down_patches(frame_grey, H))
@@ -555,7 +558,7 @@ def body_colours(features) -> np.ndarray:
 
 
 def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirror: bool | None,
-                info: dict | None = None) -> np.ndarray:
+                info: dict | None = None, windows: bool = True) -> np.ndarray:
     """The piece network's logits of every cell written into ``out``'s ``net_*`` columns;
     returns the plain upright crops (``vision.crops.cell_crops``, not stretched for a
     network told the geometry), which the hand-made crop features measure."""
@@ -594,7 +597,7 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
     # window zoomed out to its size (vision.set_size); occupancy and the rest stay as read
     large = None
     judge = ps.set_size == "auto" and (logits[:, 0] > 0).sum() >= set_size.MIN_PIECES
-    if not net.has_geometry and ps.set_size != "small" and WINDOW_WEIGHTS[0] < 1.0:
+    if windows and not net.has_geometry and ps.set_size != "small" and WINDOW_WEIGHTS[0] < 1.0:
         # square as the three windows (plain, zoomed in, zoomed out) read it together: one
         # window's misreading of a piece seen a little too large or too small is outvoted
         # (docs/vision.md, "Session 35"); the other attributes stay plain

@@ -472,7 +472,11 @@ class Recognizer:
         st = self.settings
         models = self._step_models if step else self.models
         info = {}
-        feats = features_from_work(work, H_work, st, grey, mirror=mirror, only_net=self._only_net[step], info=info)
+        # the per-frame step reads square through the plain window alone: the watch names each
+        # new piece by a full analysis, and the three windows in the step changed no figure on
+        # 30 game videos (docs/vision.md, "Session 35")
+        feats = features_from_work(work, H_work, st, grey, mirror=mirror, only_net=self._only_net[step], info=info,
+                                   windows=not step)
         t = _lap(timings, "features", t)
         probs = predict_proba(feats, models)
         occupied = probs[:, 0] > st.pieces.occupied_threshold

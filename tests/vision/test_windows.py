@@ -40,3 +40,16 @@ def test_the_other_attributes_stay_as_the_plain_window_reads_them(monkeypatch):
     for name in ("occupied", "tall", "dark", "hollow"):
         assert three.features[:, col[name]] == pytest.approx(plain.features[:, col[name]])
     assert three.features[:, col["square"]] != pytest.approx(plain.features[:, col["square"]])
+
+
+def test_the_per_frame_step_reads_square_through_the_plain_window(monkeypatch):
+    # the watch names each new piece by a full analysis; the step's square is the plain one's
+    image = cv2.imread(BASE + ".jpg")
+    col = features.FEATURE_INDEX["net_square"]
+    steps = []
+    for weights in ((1.0, 0.0, 0.0), SHIPPED):
+        monkeypatch.setattr(features, "WINDOW_WEIGHTS", weights)
+        rec = Recognizer()
+        full = rec.analyze(image)
+        steps.append(rec.track(image, full).features[:, col])
+    assert steps[1] == pytest.approx(steps[0])
