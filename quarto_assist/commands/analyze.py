@@ -80,12 +80,34 @@ def reading_json(reading, seconds: float, advice=()) -> dict:
     return out
 
 
+#: what to do about a photo in which no board was read, by the reason vision gave (the
+#: start of the reason: "image too small" carries the image's size)
+NO_BOARD_HINTS = (
+    ("no board in view", "if the board is in the photo: show all of it, keep hands and other things off "
+                         "it, and take the photo from 25 to 50 degrees from straight down"),
+    ("board cut off", "move the camera back or turn it so that the whole board and a little of the table "
+                      "around it are in the photo"),
+    ("too dark", "light the board more (a lamp or daylight), or use the camera's brighter exposure"),
+    ("image too small", "use a larger photo, with the board filling a good part of it (made for frames "
+                        "of about 1280 x 720 pixels)"),
+)
+
+
+def no_board_hint(reason: str) -> str:
+    """One line of what to do for a photo without a board read, by vision's ``reason``;
+    "" when there is no advice for it."""
+    reason = reason or "no board in view"
+    return next((hint for start, hint in NO_BOARD_HINTS if reason.startswith(start)), "")
+
+
 def reading_text(reading, seconds: float, advice=()) -> str:
     from engine.pieces import piece_symbol, piece_words
     from engine.position import Position
 
     if not reading.found:
-        return f"no board found: {reading.reason or 'no board in view'} ({seconds:.2f} s)"
+        line = f"no board found: {reading.reason or 'no board in view'} ({seconds:.2f} s)"
+        hint = no_board_hint(reading.reason)
+        return f"{line}\n  what to do: {hint}" if hint else line
     lines = [f"board found, {sum(p is not None for p in reading.cells)} pieces on it ({seconds:.2f} s)",
              "rows from the far side (row 1) to the side nearest the camera (row 4), columns left to right:"]
     for r in range(4):

@@ -139,3 +139,28 @@ def test_evaluate_takes_several_folders_with_session_subfolders_and_breaks_figur
 def test_evaluate_on_a_folder_without_truth_says_so(tmp_path, capsys):
     assert main(["evaluate", str(tmp_path)]) == 2
     assert "no truth files" in capsys.readouterr().err
+
+
+def test_a_photo_without_a_board_read_says_what_to_do(tmp_path, capsys):
+    """The text a user reads names the reason and one thing to do about it: no board seen
+    (show all of it, nothing over it, a camera at an angle), a tiny photo (a larger one)."""
+    p = tmp_path / "wall.png"
+    cv2.imwrite(str(p), np.full((480, 640, 3), 200, np.uint8))
+    assert main(["analyze", str(p)]) == 3
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("no board found: no board in view")
+    assert out[1].startswith("  what to do:") and "hands" in out[1] and "degrees" in out[1]
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), np.zeros((20, 30, 3), np.uint8))
+    assert main(["analyze", str(tiny)]) == 3
+    out = capsys.readouterr().out.splitlines()
+    assert "too small" in out[0] and "larger photo" in out[1]
+
+
+def test_every_reason_vision_gives_for_no_board_has_advice():
+    from quarto_assist.commands.analyze import no_board_hint
+    from vision.recognizer import CUT_OFF, NO_BOARD, TOO_DARK, TOO_SMALL
+
+    for reason in (NO_BOARD, CUT_OFF, TOO_DARK, f"{TOO_SMALL} (30x20 pixels)", ""):
+        assert no_board_hint(reason), reason
+    assert no_board_hint("something else") == ""
