@@ -295,24 +295,10 @@ def tall_log_odds(heights: dict, tall_prob: dict) -> dict:
 
 
 def _two_groups(x: np.ndarray, rank: np.ndarray, least: int = 2) -> tuple[np.ndarray, np.ndarray] | None:
-    """Two-means of the rows of ``x`` (n, d), started from the rows lowest and highest in
-    ``rank`` (n,): ``(high, centres)``, ``high`` (n,) bool for the rows nearer the group
-    started from the highest, ``centres`` (2, d) the low group's mean and the high one's;
-    ``None`` when a group would hold fewer than ``least`` rows or a row is not clearly
-    nearer its own group (``SPLIT_SHARE``)."""
-    if len(x) < 2 * least:
-        return None
-    centres = np.stack([x[rank.argmin()], x[rank.argmax()]])
-    for _ in range(10):
-        high = np.linalg.norm(x - centres[1], axis=1) < np.linalg.norm(x - centres[0], axis=1)
-        if min(high.sum(), (~high).sum()) < least:
-            return None  # one piece alone is no kind of the set: a glint or a shadow, maybe
-        centres = np.stack([x[~high].mean(0), x[high].mean(0)])
-    own = np.linalg.norm(x - centres[np.where(high, 1, 0)], axis=1)
-    other = np.linalg.norm(x - centres[np.where(high, 0, 1)], axis=1)
-    if (own > SPLIT_SHARE * other).any():
-        return None  # a piece between the groups: a shaded or glossy one, a silhouette found in part
-    return high, centres
+    """:func:`vision.kinds.two_groups` with this module's ``SPLIT_SHARE``."""
+    from vision.kinds import two_groups
+
+    return two_groups(x, rank, least, SPLIT_SHARE)
 
 
 def two_heights(v: np.ndarray) -> np.ndarray | None:

@@ -392,6 +392,11 @@ class PieceSettings:
     #: (two thirds of the step's cost: 45 -> 15 ms); the full analysis, which the watch asks for
     #: once per placement to name the new piece, keeps the whole reading
     step_networks_only: bool = True
+    #: in the full analysis, where the board's pieces fall clearly into two colour groups that
+    #: differ more in hue than in lightness (green and red, red and blue), each piece's dark
+    #: reading is told its group's (``vision.kinds``: the group read darker on the whole, +-2
+    #: log odds) before the joint assignment (docs/vision.md, "Session 36")
+    hue_kinds: bool = True
     #: the piece set's size (``vision.set_size``): "auto": judged from each board of 6 or more
     #: pieces, tall read from a window zoomed out to a large set's size when the board says
     #: the set is large (its short pieces otherwise read tall); "large" / "small" /
