@@ -23,6 +23,22 @@ def test_heights_split_into_short_and_tall_whatever_the_offset():
         assert all(abs(odds[c]) > 1 for c in range(8))
 
 
+def test_a_short_piece_measured_between_the_two_heights_is_named_short_against_an_unsure_vision():
+    # game112's first six pieces (session 36): three short ones measured 0.58-0.76 of a pitch,
+    # two tall ones 1.56-1.62; the sixth, short, measured 0.88, vision reading it tall at 0.82.
+    # Together the two must name it short (vision's log odds and the height's add up), which
+    # kept its line of four short pieces sure enough to be called
+    heights = {0: Height(0.58, 0.08), 1: Height(0.76, 0.08), 2: Height(1.56, 0.08), 3: Height(1.62, 0.08),
+               4: Height(0.75, 0.08), 5: Height(0.88, 0.08)}
+    vision = {0: 0.05, 1: 0.03, 2: 1.0, 3: 1.0, 4: 0.07, 5: 0.82}
+    odds = tall_log_odds(heights, vision)
+    combined = odds[5] + np.log(0.82 / 0.18)
+    assert 1.0 / (1.0 + np.exp(combined)) >= 0.58  # P(short)
+    # a piece measured as high as the tall ones is still told tall
+    heights[5] = Height(1.5, 0.08)
+    assert tall_log_odds(heights, vision)[5] > 3.0
+
+
 def test_one_height_alone_says_little():
     odds = tall_log_odds({3: Height(0.9, 0.1)}, {3: 0.5})
     assert abs(odds[3]) < 1.0
