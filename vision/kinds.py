@@ -66,8 +66,24 @@ def hue_kinds_log_odds(lab: np.ndarray, occupied: np.ndarray, dark_prob: np.ndar
     d_hue = float(np.hypot(*(centres[1, 1:] - centres[0, 1:])))
     if d_light >= gate * d_hue:
         return out  # lightness tells the two apart: the network reads that itself
-    p = np.clip(np.asarray(dark_prob, float)[idx], 0.02, 0.98)
-    logit = np.log(p / (1 - p))
+    logit = _log_odds(np.asarray(dark_prob, float)[idx], 0.02)  # capped: one sure piece must not decide
     high_darker = logit[high].mean() > logit[~high].mean()
     out[idx] = weight * np.where(high == high_darker, 1.0, -1.0)
     return out
+
+
+def dark_with_hue_kinds(dark_prob: np.ndarray, lab: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    """``(16,)`` the probabilities of dark ``dark_prob`` with :func:`hue_kinds_log_odds`
+    added to their log odds (unchanged where it says nothing, as it does for body colours
+    not measured: all zero)."""
+    dark_prob = np.asarray(dark_prob, float)
+    add = hue_kinds_log_odds(lab, occupied, dark_prob)
+    if not add.any():
+        return dark_prob
+    return 1.0 / (1.0 + np.exp(-(_log_odds(dark_prob, 1e-6) + add)))
+
+
+def _log_odds(p: np.ndarray, cap: float) -> np.ndarray:
+    """Log odds of ``p`` kept within ``cap`` .. 1 - ``cap``."""
+    p = np.clip(p, cap, 1 - cap)
+    return np.log(p / (1 - p))

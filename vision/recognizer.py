@@ -23,11 +23,10 @@ from vision.attributes import models_from_dict, network_models, networks_only, p
 from vision.board_net import (LOW_MODEL_PATH, MODEL_PATH, TURNED_MODEL_PATH, UNIT_CORNERS, BoardNet, board_hypotheses, explain_score, input_scale,
                               output_to_frame, peaks, refine, sample, zoom_affine)
 from vision.cells import find_blobs
-from vision.crops import BODY_COLOUR_NAMES
-from vision.features import FEATURE_INDEX, board_region, features_from_work
+from vision.features import board_region, body_colours, features_from_work
 from vision.geometry import apply_homography, cell_grid, cell_pitch_px, square_view_error
 from vision.image import shrink, shrink_region, to_bgr8, too_dark, too_small
-from vision.kinds import hue_kinds_log_odds
+from vision.kinds import dark_with_hue_kinds
 from vision.lattice import fit_lattice, image_gradient, match_cells, orient
 from vision.outline import board_quads, centre_on_board, cut_off_by_outline, fit_outline, peak_ratio, refine_board
 from vision.obstruction import obstructed_cells, top_down
@@ -482,8 +481,8 @@ class Recognizer:
         t = _lap(timings, "features", t)
         probs = predict_proba(feats, models)
         occupied = probs[:, 0] > st.pieces.occupied_threshold
-        if st.pieces.hue_kinds and not step and not self._only_net[step]:
-            probs = _with_hue_kinds(probs, feats, occupied)
+        if st.pieces.hue_kinds and not step:
+            probs[:, 2] = dark_with_hue_kinds(probs[:, 2], body_colours(feats), occupied)
         exclude = ()
         if keep is not None:
             # obstructed cells keep what was there; those pieces are not elsewhere
@@ -499,20 +498,6 @@ class Recognizer:
         reading.probabilities = probs
         reading.confidence = _confidence(cells, probs)
         _lap(timings, "pieces", t)
-
-
-def _with_hue_kinds(probs: np.ndarray, feats: np.ndarray, occupied: np.ndarray) -> np.ndarray:
-    """``probs`` with each piece's dark reading told its colour group's, where the board's
-    pieces fall into two groups that differ in hue more than in lightness
-    (:func:`vision.kinds.hue_kinds_log_odds`; the body colours are ``feats``' columns)."""
-    lab = feats[:, [FEATURE_INDEX[n] for n in BODY_COLOUR_NAMES]]
-    add = hue_kinds_log_odds(lab, occupied, probs[:, 2])
-    if not add.any():
-        return probs
-    p = np.clip(probs[:, 2], 1e-6, 1 - 1e-6)
-    out = probs.copy()
-    out[:, 2] = 1.0 / (1.0 + np.exp(-(np.log(p / (1 - p)) + add)))
-    return out
 
 
 def _confidence(cells, probs) -> np.ndarray:
