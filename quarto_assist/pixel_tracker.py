@@ -217,6 +217,14 @@ def _look(cell: int, probs: list, close) -> np.ndarray:
     return np.mean([p[cell, 1:5] for p in probs], axis=0)
 
 
+def _judged_size(reading) -> str | None:
+    """The size vision judged a reading's piece set (``BoardReading.small_set`` /
+    ``large_set``): "small", "large" or ``None`` (typical, or not judged)."""
+    if getattr(reading, "small_set", None):
+        return "small"
+    return "large" if getattr(reading, "large_set", None) else None
+
+
 def _body_colours(reading, match: np.ndarray) -> np.ndarray | None:
     """``(16, 3)`` Lab body colours (``vision.crops.BODY_COLOUR_NAMES``) of a reading's
     cells in the order ``match``, or None when the reading has no such features."""
@@ -306,9 +314,9 @@ class PixelTracker(Tracker):
         self._probs: dict[int, np.ndarray] = {}  # cell -> vision's (4,) probabilities when it was placed
         self._heights: dict[int, object] = {}  # cell -> silhouette.Height (or None) of the piece placed there
         self._later: dict[int, list[np.ndarray]] = {}  # cell -> vision's (4,) probabilities at each later placement
-        #: cell -> for its reading when placed and each later one: whether vision judged the
-        #: set a large one then (``BoardReading.large_set``) and read tall accordingly
-        self._large: dict[int, list[bool]] = {}
+        #: cell -> for its reading when placed and each later one: the size vision judged the
+        #: set then and read it accordingly (:func:`_judged_size`: "large", "small" or None)
+        self._sizes: dict[int, list[str | None]] = {}
         self._told: set[int] = set()  # cells whose piece is the one the user said was handed over
         self._frame: np.ndarray | None = None  # the frame being judged
         #: vision's closer look at a frame (``VisionStep.look_closely``: image -> reading or
@@ -331,7 +339,7 @@ class PixelTracker(Tracker):
         #: the first light again, whatever was noted of it (a shadow gone)
         self._first_look: tuple = ({}, ())
 
-    # --- run entries: (t, cells, (signature, probabilities, set judged large)) ----
+    # --- run entries: (t, cells, (signature, probabilities, the set's judged size)) ----
     def _extra(self, reading, perm, image):
         self._recent.append(image)  # one a run entry, so that they pair from the end
         if image is None or self.centers is None:
@@ -342,7 +350,7 @@ class PixelTracker(Tracker):
         probs = getattr(reading, "probabilities", None)
         if probs is not None:
             probs = np.asarray(probs, float)[list(perm)]
-        return (signatures(image, self._sig_centers), probs, bool(getattr(reading, "large_set", None)))
+        return (signatures(image, self._sig_centers), probs, _judged_size(reading))
 
     def _rematch(self, t, reading):
         """The board moved: the still view before it did is judged first, where the cells
@@ -393,8 +401,8 @@ class PixelTracker(Tracker):
     def _permute_extra(self, extra, perm):
         if extra is None:
             return None
-        sig, probs, large = extra
-        return (sig[list(perm)], None if probs is None else probs[list(perm)], large)
+        sig, probs, size = extra
+        return (sig[list(perm)], None if probs is None else probs[list(perm)], size)
 
     # --- public changes from the user ---------------------------------------------
     def remove(self, cell: int) -> None:
@@ -423,7 +431,7 @@ class PixelTracker(Tracker):
     def new_game(self) -> None:
         super().new_game()
         self._probs, self._heights, self._later, self._told, self._bodies = {}, {}, {}, set(), {}
-        self._large = {}
+        self._sizes = {}
         self._light, self._light_accepted, self._first_look = np.ones(16), np.ones(16), ({}, ())
         if self._latest is not None:
             self._accept(self._latest)
@@ -576,7 +584,7 @@ class PixelTracker(Tracker):
         if self._close is not None and self._close[0] == key:
             return self._close[1]  # a change judged again in the same still view (flagged, say): looked at once
         reading = self.look(self._lit_as_first(self._frame))
-        self._close = (key,) + self._match_close(reading) + (bool(getattr(reading, "large_set", None)),)
+        self._close = (key,) + self._match_close(reading) + (_judged_size(reading),)
         return self._close[1]
 
     def _match_close(self, reading) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -591,14 +599,14 @@ class PixelTracker(Tracker):
             return None, None
         return np.asarray(reading.probabilities, float)[match], _body_colours(reading, match)
 
-    def _look_large(self, win, close) -> bool:
-        """Whether vision judged the set a large one (``BoardReading.large_set``) in the look
-        :func:`_look` takes: the closer look ``close`` (just taken) where there is one, else
-        most of the steady window's readings."""
+    def _look_size(self, win, close) -> str | None:
+        """The size vision judged the set in the look :func:`_look` takes (:func:`_judged_size`):
+        the closer look ``close`` (just taken) where there is one, else that of most of the
+        steady window's readings."""
         if close is not None:
-            return self._close is not None and self._close[3]
+            return self._close[3] if self._close is not None else None
         judged = [e[2][2] for e in win if e[2][1] is not None]
-        return 2 * sum(judged) > len(judged)
+        return next((size for size in ("small", "large") if 2 * judged.count(size) > len(judged)), None)
 
     def _keep_body(self, cell: int, close) -> None:
         """Remember the body colour the closer look ``close`` (just taken) saw on ``cell``."""
@@ -615,7 +623,7 @@ class PixelTracker(Tracker):
         probs = [e[2][1] for e in win if e[2][1] is not None]
         if probs or close is not None:
             self._probs[cell] = _look(cell, probs, close)
-            self._large[cell] = [self._look_large(win, close)]
+            self._sizes[cell] = [self._look_size(win, close)]
             self._bodies.pop(cell, None)
             self._keep_body(cell, close)
             self._heights[cell] = self._measure(cell)
@@ -984,7 +992,7 @@ class PixelTracker(Tracker):
             if bare is not None:
                 self._alts[b] = {g: bare}
             self.board[g], self.board[b] = None, there
-            self._probs[b], self._later[b], self._large[b] = look, [], [self._look_large(win, close)]
+            self._probs[b], self._later[b], self._sizes[b] = look, [], [self._look_size(win, close)]
             self._heights[b] = None  # measured where it does not stand
             self._bodies.pop(b, None)
             self._keep_body(b, close)
@@ -1003,7 +1011,7 @@ class PixelTracker(Tracker):
 
     def _kept(self) -> dict[str, dict]:
         """The per-cell records of the pieces placed (by attribute name), to be put back."""
-        return {name: getattr(self, name) for name in ("_probs", "_later", "_large", "_heights", "_bodies",
+        return {name: getattr(self, name) for name in ("_probs", "_later", "_sizes", "_heights", "_bodies",
                                                        "_alts", "_before")}
 
     def _hidden_in_front(self, empties: list[int], d: np.ndarray, empty_share: list[float], gone_level: float,
@@ -1144,7 +1152,7 @@ class PixelTracker(Tracker):
         self._alts.pop(cell, None)
         self._later.pop(cell, None)
         self._probs.pop(cell, None)
-        self._large.pop(cell, None)
+        self._sizes.pop(cell, None)
         self._heights.pop(cell, None)
         self._bodies.pop(cell, None)
 
@@ -1197,11 +1205,15 @@ class PixelTracker(Tracker):
         for cell, probs in self._probs.items():
             looks = [_logit(q) for q in [probs] + self._later.get(cell, [])]
             z = np.mean(looks, axis=0)
-            large = self._large[cell]  # one per look
-            if any(large):
+            sizes = self._sizes[cell]  # one per look
+            if "small" in sizes:
+                # a board judged to hold a small set read every attribute through a window fit
+                # for it; a board of too few pieces to judge read its tall pieces as short ones
+                z = np.mean([q for q, size in zip(looks, sizes) if size == "small"], axis=0)
+            elif "large" in sizes:
                 # a board judged to hold a large set read tall from a window fit for it; a
                 # board of too few pieces to judge read its short pieces as tall ones
-                z[0] = np.mean([q[0] for q, b in zip(looks, large) if b])
+                z[0] = np.mean([q[0] for q, size in zip(looks, sizes) if size == "large"])
             z[0] += tall.get(cell, 0.0)
             z[1] += dark.get(cell, 0.0)
             if self.set_colours and self._bodies.get(cell):
@@ -1247,7 +1259,7 @@ class PixelTracker(Tracker):
                     look = look.copy()
                     look[2:4] = self._probs[r][2:4]
                 self._later.setdefault(r, []).append(look)
-                self._large[r].append(self._look_large(win, close))
+                self._sizes[r].append(self._look_size(win, close))
                 self._keep_body(r, close)
 
     def _hidden_top(self, cell: int) -> bool:

@@ -66,7 +66,8 @@ FEATURE_NAMES = [
 # for calibration's set colours and the watch)
 FEATURE_INDEX = {n: i for i, n in enumerate(FEATURE_NAMES)}
 #: changes whenever what a feature measures changes (models and feature caches depend on it)
-FEATURES_VERSION = 6  # 5: tall of large sets from a zoomed window (vision.set_size); 6: square through three windows
+FEATURES_VERSION = 7  # 5: tall of large sets from a zoomed window (vision.set_size); 6: square through three windows;
+#: 7: a board judged to hold a small set reads its attributes zoomed in (vision.set_size)
 #: square is read as the piece network reads it through three windows: the plain one, one
 #: zoomed in and one zoomed out by this factor, weighted WINDOW_WEIGHTS (plain, in, out).
 #: Occupancy, tall, dark and hollow from the plain window alone: zoomed in, a typical set's
@@ -370,9 +371,10 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     the networks alone: the hand-made measurements are most of the per-frame cost;
     ``info``: a dict given gets ``"large_set"``: whether tall was read as of a large set,
     ``None`` when not judged: too few pieces, or ``settings.pieces.set_size`` "typical";
-    ``vision.set_size``; ``windows``: square read through the three windows
-    (:data:`WINDOW_ZOOM`), else through the plain one: the per-frame step, whose square the
-    watch names no piece by).
+    and ``"small_set"``: whether the attributes were read as of a small set (the full
+    analysis judges it, ``windows``), ``None`` when not judged; ``vision.set_size``;
+    ``windows``: square read through the three windows (:data:`WINDOW_ZOOM`), else through
+    the plain one: the per-frame step, whose square the watch names no piece by).
     Returns ``(16, D)``."""
     ps = settings.pieces
     if settings.camera.pinhole:
@@ -543,11 +545,40 @@ def features_from_work(work: np.ndarray, H: np.ndarray, settings, grey: np.ndarr
     for name, v in cols.items():
         out[:, FEATURE_INDEX[name]] = v
     k0 = FEATURE_INDEX[CROP_FEATURE_NAMES[0]]
-    crops = _net_logits(out, work, H, lean, ps, mirror, info, windows)
+    crops, look = _net_logits(out, work, H, lean, ps, mirror, info, windows)
     k2 = FEATURE_INDEX[BODY_COLOUR_NAMES[0]]
     out[:, k0:k0 + len(CROP_FEATURE_NAMES)], out[:, k2:k2 + len(BODY_COLOUR_NAMES)] = crop_features(
         crops, top_down_patches(frame_grey, H))
-    return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)
+    out = np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)
+    if windows and ps.set_size == "auto" and look is not None:
+        _judge_small(out, look, info)
+    return out
+
+
+def _judge_small(out: np.ndarray, look, info: dict | None) -> None:
+    """A board of enough pieces judged to hold a small set (``vision.set_size``, from the
+    network's three windows and the pieces' widths read from every feature): its attributes
+    are read through the window zoomed in to its size, as for a set known to be small, and
+    ``out``'s network columns changed so. ``info`` gets ``"small_set"`` (``None``: not
+    judged) and, for training, ``"small_statistics"``; a board judged small is not a large
+    set's (``"large_set"`` False)."""
+    plain = look(1.0)
+    occupied = plain[:, 0] > 0
+    model = set_size.default_small_model()
+    stats = None
+    if model is not None and occupied.sum() >= set_size.SMALL_MIN_PIECES:
+        stats = set_size.small_statistics(occupied, plain, look(set_size.SMALL_ZOOM), look(set_size.LARGE_ZOOM),
+                                          set_size.piece_widths(out, model))
+    small = None if stats is None else bool(set_size.small_set_probability(stats, model) > set_size.SMALL_THRESHOLD)
+    if info is not None and stats is not None:
+        info["small_statistics"] = stats
+    if small:
+        k1 = FEATURE_INDEX[NET_FEATURE_NAMES[0]]
+        out[:, k1 + 1:k1 + len(NET_FEATURE_NAMES)] = look(set_size.SMALL_ZOOM)[:, 1:]
+    if info is not None:
+        info["small_set"] = small
+        if small:
+            info["large_set"] = False
 
 
 def body_colours(features) -> np.ndarray:
@@ -558,10 +589,12 @@ def body_colours(features) -> np.ndarray:
 
 
 def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirror: bool | None,
-                info: dict | None = None, windows: bool = True) -> np.ndarray:
+                info: dict | None = None, windows: bool = True):
     """The piece network's logits of every cell written into ``out``'s ``net_*`` columns;
     returns the plain upright crops (``vision.crops.cell_crops``, not stretched for a
-    network told the geometry), which the hand-made crop features measure."""
+    network told the geometry), which the hand-made crop features measure, and where the
+    set's size is to be judged (``"auto"``) the network's look through a window
+    (``zoom -> (16, 5)`` logits, each window read once), else ``None``."""
     vertical = vertical_directions(H, work.shape, lean=lean)
     crops = plain = cell_crops(work, H, vertical)
     k1 = FEATURE_INDEX[NET_FEATURE_NAMES[0]]
@@ -619,4 +652,5 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
     if info is not None:
         info["large_set"] = large
     out[:, k1:k1 + len(NET_FEATURE_NAMES)] = logits
-    return plain
+    # the windows a set known to be small or typical were not read through: no judging it
+    return plain, (look if not net.has_geometry and ps.set_size == "auto" else None)

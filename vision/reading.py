@@ -48,6 +48,8 @@ class BoardReading:
                      the picture's move since that view. ``None``: the same as ``motion``.
     ``large_set``    whether tall was read as of a large piece set (``vision.set_size``);
                      ``None``: not judged (too few pieces, or not read).
+    ``small_set``    whether the attributes were read as of a small piece set, judged by
+                     the full analysis (``vision.set_size``); ``None``: not judged.
     ``details``      how the board was found (``"method"``: ``"lattice"`` or
                      ``"outline"``, ``"cells_seen"``, ``"support"``), for diagnosis.
     """
@@ -69,6 +71,7 @@ class BoardReading:
     motion: np.ndarray | None = None
     picture_motion: np.ndarray | None = None
     large_set: bool | None = None
+    small_set: bool | None = None
 
     def __bool__(self) -> bool:
         return self.found

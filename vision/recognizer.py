@@ -495,6 +495,7 @@ class Recognizer:
         reading.cells = cells
         reading.features = feats
         reading.large_set = info.get("large_set")
+        reading.small_set = info.get("small_set")
         reading.probabilities = probs
         reading.confidence = _confidence(cells, probs)
         _lap(timings, "pieces", t)

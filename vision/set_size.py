@@ -1,4 +1,4 @@
-"""Large piece sets: reading tall from crops that fit the set's size.
+"""Large and small piece sets: reading the pieces from crops that fit the set's size.
 
 The piece network's crops span a fixed number of cell pitches (``vision.crops``: 1.7 above
 the cell centre). Most sets' short pieces stand 0.45-0.75 of a pitch high and their tall
@@ -117,4 +117,114 @@ def large_set_probability(stats: np.ndarray | None, model: dict | None = None) -
         return 0.0
     z = (stats - np.asarray(model["mean"])) / np.asarray(model["scale"])
     s = float(z @ np.asarray(model["coef"]) + model["intercept"])
+    return 1.0 / (1.0 + np.exp(-s))
+
+
+# --- small sets, judged from a board -------------------------------------------------------
+#
+# A small set's pieces fill the plain window little: its tall ones read short and its tops
+# have few pixels (``SMALL_ZOOM`` above). Two things on a board tell such a set (docs/vision.md,
+# "Session 37"): how the network's readings change through the windows zoomed in and out (a
+# small set's pieces read more surely zoomed in, a typical set's less: zoomed in, their tops
+# are cut off), and how wide the pieces look, from every measured feature of their cells (a
+# ridge regression of the set's width in pitches). A logistic regression of both, learned from
+# rendered boards with truth (``python -m vision.set_size_training --small FOLDERS``, which
+# writes :data:`SMALL_MODEL_FILE`), judges the board; above :data:`SMALL_THRESHOLD` every
+# attribute but occupancy is read through the zoomed-in window, as for a set known to be small.
+
+SMALL_MODEL_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "small_set.json")
+SMALL_MODEL_VERSION = 1
+#: a set this narrow (pieces' width in pitches) or narrower counts as small in training; one
+#: at least SMALL_TYPICAL wide as typical; between them the window matters little (on the game
+#: videos of sets 0.46-0.51 wide reading every piece zoomed in gained or lost 0-1 piece)
+SMALL_WIDTH, SMALL_TYPICAL = 0.46, 0.52
+#: boards with fewer pieces than this are not judged small (plain reading): on game stills
+#: of 3-6 pieces typical sets were taken for small (docs/vision.md, "Session 37")
+SMALL_MIN_PIECES = 7
+#: a board judged small above this probability
+SMALL_THRESHOLD = 0.5
+#: the network's outputs whose change through the windows the judge weighs (1 tall, 2 dark,
+#: 3 square, 4 hollow)
+_CRISP = (1, 2, 3, 4)
+SMALL_STATISTICS = tuple(f"in_{a}" for a in ("tall", "dark", "square", "hollow")) + \
+    tuple(f"out_{a}" for a in ("tall", "dark", "square", "hollow")) + ("width",)
+#: logits are clipped to this before the windows are compared
+SMALL_CLIP = 6.0
+
+_small_model: dict | None = None
+
+
+def piece_widths(features: np.ndarray, model: dict) -> np.ndarray:
+    """``(N, D)`` cell features (``vision.features.FEATURE_NAMES``) -> ``(N,)`` the width of
+    each cell's piece in pitches as the model's ridge regression reads it."""
+    w = model["width"]
+    z = (np.asarray(features, float) - np.asarray(w["mean"])) / np.asarray(w["scale"])
+    return z @ np.asarray(w["coef"]) + w["intercept"]
+
+
+def small_statistics(occupied: np.ndarray, plain: np.ndarray, zoomed_in: np.ndarray, zoomed_out: np.ndarray,
+                     widths: np.ndarray, least: int = SMALL_MIN_PIECES) -> np.ndarray | None:
+    """The :data:`SMALL_STATISTICS` of a board: ``occupied`` (16,) bool; the network's
+    logits (16, 5) through the plain window and the ones zoomed in (``SMALL_ZOOM``) and out
+    (``LARGE_ZOOM``); ``widths`` (16,) the pieces' widths (:func:`piece_widths`). Per
+    attribute the mean over the occupied cells of how much surer the zoomed window reads than
+    the plain one (|logit| minus |logit|), then the median width. ``None`` with fewer than
+    ``least`` pieces."""
+    m = np.asarray(occupied, bool)
+    if m.sum() < max(1, least):
+        return None
+    a = np.abs(np.clip(np.asarray(plain, float)[m][:, _CRISP], -SMALL_CLIP, SMALL_CLIP))
+    out = []
+    for z in (zoomed_in, zoomed_out):
+        b = np.abs(np.clip(np.asarray(z, float)[m][:, _CRISP], -SMALL_CLIP, SMALL_CLIP))
+        out += list((b - a).mean(axis=0))
+    return np.array(out + [float(np.median(np.asarray(widths, float)[m]))])
+
+
+def load_small_model(path: str = SMALL_MODEL_FILE) -> dict:
+    """The small-set model of :data:`SMALL_MODEL_FILE`: the width regression (``"width"``:
+    mean, scale, coef over the features, intercept) and the judge (``"judge"``: a logistic
+    regression over :data:`SMALL_STATISTICS`)."""
+    from vision.features import FEATURE_NAMES, FEATURES_VERSION
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            model = json.load(f)
+    except (OSError, ValueError) as e:
+        raise SetSizeModelError(f"small-set model {path!r} cannot be read: {e}") from None
+    if not isinstance(model, dict) or model.get("version") != SMALL_MODEL_VERSION or \
+            tuple(model.get("statistics", ())) != SMALL_STATISTICS:
+        raise SetSizeModelError(f"small-set model {path!r} is not version {SMALL_MODEL_VERSION} with "
+                                f"{SMALL_STATISTICS}")
+    if model.get("features_version") != FEATURES_VERSION or model.get("zooms") != [SMALL_ZOOM, LARGE_ZOOM]:
+        raise SetSizeModelError(f"small-set model {path!r} was trained on other features or windows")
+    w, j = model.get("width") or {}, model.get("judge") or {}
+    for key in ("mean", "scale", "coef"):
+        if len(w.get(key, ())) != len(FEATURE_NAMES) or len(j.get(key, ())) != len(SMALL_STATISTICS):
+            raise SetSizeModelError(f"small-set model {path!r}: {key!r} has the wrong length")
+    return model
+
+
+def default_small_model() -> dict | None:
+    """The shipped small-set model, read once; ``None`` (with one warning) when it cannot be
+    read: then no board is judged small, as before the judge existed."""
+    global _small_model
+    if _small_model is None:
+        try:
+            _small_model = load_small_model()
+        except SetSizeModelError as e:
+            print(f"warning: {e}; small piece sets are read as typical ones", file=sys.stderr)
+            _small_model = {}
+    return _small_model or None
+
+
+def small_set_probability(stats: np.ndarray | None, model: dict | None = None) -> float:
+    """How likely the board's set is a small one, from :func:`small_statistics` (0 when the
+    board has too few pieces to tell, or no model can be read)."""
+    model = model or default_small_model()
+    if stats is None or model is None:
+        return 0.0
+    j = model["judge"]
+    z = (np.asarray(stats, float) - np.asarray(j["mean"])) / np.asarray(j["scale"])
+    s = float(z @ np.asarray(j["coef"]) + j["intercept"])
     return 1.0 / (1.0 + np.exp(-s))

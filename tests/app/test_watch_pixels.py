@@ -599,6 +599,44 @@ def test_tall_read_before_the_set_was_judged_large_gives_way_to_readings_after(l
         assert tr.board[9] == 0xD
 
 
+class JudgedSmallLater(ReadsOtherwiseLater):
+    """:class:`ReadsOtherwiseLater` whose readings, once cell ``when`` holds a piece, judge
+    the set a small one (``BoardReading.small_set``: every attribute read from a window fit
+    for it) when ``small`` is set."""
+
+    def __init__(self, given, cell, when, later, small):
+        super().__init__(given, cell, when, later)
+        self.small = small
+
+    def read(self, cells, obstructed=False):
+        r = super().read(cells, obstructed)
+        r.small_set = True if self.small and cells[self.when] is not None else None
+        return r
+
+
+@pytest.mark.parametrize("small", [True, False])
+def test_a_piece_read_before_the_set_was_judged_small_is_named_by_the_readings_after(small):
+    # a small set's tall piece 5 (tall light square solid) on cell 9 stands as high as a
+    # typical set's short ones, and reads short while few pieces stand on the board (vision
+    # judges a small set from seven or more: 4); with the next piece vision judges the set
+    # small and reads cell 9 through the zoomed-in window, tall by a little. Only readings of
+    # the set as small count then, so cell 9 becomes 5. The same two readings without that
+    # judgement average out short: 4 stays.
+    b2 = empty()
+    b2[9] = 0x5
+    b3 = list(b2)
+    b3[3] = 0x8
+    vision = JudgedSmallLater({9: [0.1, 0.1, 0.9, 0.1]}, 9, 3, [0.95, 0.8, 0.1, 0.9, 0.1], small)
+    tr, events = follow(one_placement(b2) + [(b2, [3], True, 1.0), (b3, None, False, 2.0)], vision)
+    kinds = [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")]
+    if small:
+        assert kinds == [("placed", 9, 0x4, {}), ("reread", None, None, {9: (0x4, 0x5)}), ("placed", 3, 0x8, {})]
+        assert tr.board[9] == 0x5
+    else:
+        assert kinds == [("placed", 9, 0x4, {}), ("placed", 3, 0x8, {})]
+        assert tr.board[9] == 0x4
+
+
 def test_a_piece_whose_top_a_tall_piece_set_in_front_hides_keeps_its_top_as_first_read():
     # game26: two tall light square pieces, one behind the other; once the hollow one stood in
     # front, vision read the top of the one behind as hollow too (it sees the front piece's
@@ -742,7 +780,7 @@ def test_where_a_silhouette_gave_no_colour_the_body_colour_vision_saw_stands_in(
         tr = PixelTracker(PixelSettings())
         for c, p in read.items():
             tr._probs[c] = np.array([0.5, p, 0.5, 0.5])
-            tr._large[c] = [False]
+            tr._sizes[c] = [None]
             tr._heights[c] = Height(1.0, 0.1, colour=brown.get(c))  # the grey ones: no colour
         for c, lab in bodies.items():
             tr._bodies[c] = [np.array(lab)]

@@ -1,4 +1,5 @@
-"""Large piece sets: their short pieces are read short (vision.set_size)."""
+"""Large piece sets: their short pieces are read short; small sets: their tall pieces are read
+tall (vision.set_size)."""
 
 import os
 
@@ -16,10 +17,12 @@ DATA = os.path.join(TESTS, "data")
 
 
 def _read(name: str, size: str = "auto"):
-    """``name``: a file of tests/data, ``"large-set"``: tests/data-large-set/gigamic, or
-    ``"small-set"``: tests/data-small-set/game."""
+    """``name``: a file of tests/data, ``"large-set"``: tests/data-large-set/gigamic,
+    ``"small-set"``: tests/data-small-set/game, or ``"small-set-8"``:
+    tests/data-small-set/game115-8."""
     base = {"large-set": os.path.join(TESTS, "data-large-set", "gigamic"),
-            "small-set": os.path.join(TESTS, "data-small-set", "game")}.get(name, os.path.join(DATA, name))
+            "small-set": os.path.join(TESTS, "data-small-set", "game"),
+            "small-set-8": os.path.join(TESTS, "data-small-set", "game115-8")}.get(name, os.path.join(DATA, name))
     settings = VisionSettings()
     settings.pieces.set_size = size
     reading = Recognizer(settings).analyze(cv2.imread(base + ".jpg"))
@@ -50,11 +53,53 @@ def test_a_small_sets_tall_pieces_are_read_tall_when_the_set_is_known_to_be_smal
     assert plain["tall_right"] == auto["tall_right"] == 1
 
 
-@pytest.mark.parametrize("name", ["full-gigamic-beech-walnut-1", "gigamic-maple-mahogany", "printed-grid-red-white"])
-def test_typical_sets_read_as_without_the_detector(name):
+def test_a_small_set_is_judged_small_from_a_board_of_eight_pieces_and_read_through_its_window():
+    # a game still of game115 (rendered and first looked at in session 36, never trained on):
+    # pieces 0.37 of a pitch wide, tall ones 0.70 high, as high as a typical set's short ones;
+    # eight pieces on the board. Through the plain window two of its four tall pieces read
+    # short; judged small, every attribute is read through the window zoomed in
+    reading, auto = _read("small-set-8", size="auto")
+    plain_reading, plain = _read("small-set-8", size="typical")
+    assert reading.small_set is True and plain_reading.small_set is None
+    assert auto["attrs_scored"] == 8 and auto["tall_right"] == 8 and auto["cells_right"] == 16
+    assert plain["tall_right"] < auto["tall_right"] and plain["cells_right"] < 16
+
+
+@pytest.mark.parametrize("name, small", [("full-gigamic-beech-walnut-1", False), ("gigamic-maple-mahogany", False),
+                                         ("printed-grid-red-white", True)])
+def test_sets_read_as_without_the_detectors(name, small):
+    # beech-walnut and maple-mahogany: typical sets (0.70 and 0.78 of a pitch wide);
+    # red-white: the catalogue's narrow plastic set (0.44), judged small and read as before
     on, _ = _read(name, size="auto")
     off, _ = _read(name, size="typical")
     assert on.cells == off.cells
+    assert bool(on.small_set) == small
+
+
+def test_the_shipped_small_set_judge_loads_and_needs_pieces_to_judge():
+    model = set_size.load_small_model()
+    assert model["zooms"] == [set_size.SMALL_ZOOM, set_size.LARGE_ZOOM]
+    six = np.zeros(16, bool)
+    six[:6] = True
+    logits, widths = np.zeros((16, 5)), np.full(16, 0.4)
+    assert set_size.small_statistics(six, logits, logits, logits, widths) is None
+    assert set_size.small_set_probability(None) == 0.0
+    # seven narrow pieces read more surely zoomed in than plainly: a small set's; the same
+    # pieces read less surely zoomed in and wide: a typical set's
+    seven = np.zeros(16, bool)
+    seven[:7] = True
+    sure, unsure = np.full((16, 5), 4.0), np.full((16, 5), 0.5)
+    small = set_size.small_statistics(seven, unsure, sure, unsure, np.full(16, 0.38))
+    typical = set_size.small_statistics(seven, sure, unsure, sure, np.full(16, 0.68))
+    assert set_size.small_set_probability(small) > set_size.SMALL_THRESHOLD > set_size.small_set_probability(typical)
+
+
+@pytest.mark.parametrize("text", ["not json", '{"version": 99}', '{"version": 1, "statistics": []}'])
+def test_a_broken_small_set_judge_file_is_refused_by_name(tmp_path, text):
+    path = tmp_path / "small_set.json"
+    path.write_text(text)
+    with pytest.raises(set_size.SetSizeModelError, match="small_set.json"):
+        set_size.load_small_model(str(path))
 
 
 def test_the_shipped_detector_loads_and_needs_pieces_to_judge():

@@ -8,14 +8,20 @@ import pytest
 import vision.features as features
 from vision.evaluation import load_truth, score_reading
 from vision.recognizer import Recognizer
+from vision.settings import VisionSettings
 
 BASE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data-windows", "game102_0400")
 SHIPPED = features.WINDOW_WEIGHTS
 
 
-def _score(monkeypatch, weights):
+def _score(monkeypatch, weights, size="typical"):
+    """The test board read with the windows weighted ``weights``; the set's size as given
+    (default "typical": this narrow set would otherwise be judged small, and every attribute
+    read through the window zoomed in, which is what ``test_set_size`` covers)."""
     monkeypatch.setattr(features, "WINDOW_WEIGHTS", weights)
-    reading = Recognizer().analyze(cv2.imread(BASE + ".jpg"))
+    settings = VisionSettings()
+    settings.pieces.set_size = size
+    reading = Recognizer(settings).analyze(cv2.imread(BASE + ".jpg"))
     return reading, score_reading(reading, load_truth(BASE + ".json"), 0.0)
 
 
@@ -29,6 +35,10 @@ def test_a_narrow_sets_square_pieces_are_read_through_three_windows(monkeypatch)
     assert plain["square_right"] <= 8
     assert three["square_right"] >= 10
     assert three["cells_right"] > plain["cells_right"]
+    # by default the board's eleven pieces tell a small set, read through the window zoomed in
+    judged, auto = _score(monkeypatch, SHIPPED, size="auto")
+    assert judged.small_set is True
+    assert auto["square_right"] >= 10 and auto["cells_right"] >= three["cells_right"]
 
 
 def test_the_other_attributes_stay_as_the_plain_window_reads_them(monkeypatch):
