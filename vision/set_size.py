@@ -55,7 +55,8 @@ MODEL_VERSION = 1
 STATISTICS = ("pieces", "plain_p", "plain_pos", "plain_mean", "plain_q25",
               "zoomed_p", "zoomed_pos", "zoomed_mean", "zoomed_q25")
 
-_model: dict | None = None
+#: the shipped models as read (``_shipped``), by kind; ``{}``: unreadable
+_shipped_models: dict[str, dict] = {}
 
 
 class SetSizeModelError(ValueError):
@@ -77,16 +78,23 @@ def board_statistics(occupied: np.ndarray, plain: np.ndarray, zoomed: np.ndarray
     return np.array(out)
 
 
-def load_model(path: str = MODEL_FILE) -> dict:
-    """The logistic regression of :data:`MODEL_FILE` (mean, scale, coef, intercept)."""
+def _read_model(path: str, what: str, version: int, statistics: tuple) -> dict:
+    """A judge's JSON file, checked for its ``version`` and ``statistics`` (raises
+    :class:`SetSizeModelError` naming ``what`` and the file)."""
     try:
         with open(path, encoding="utf-8") as f:
             model = json.load(f)
     except (OSError, ValueError) as e:
-        raise SetSizeModelError(f"set-size model {path!r} cannot be read: {e}") from None
-    if not isinstance(model, dict) or model.get("version") != MODEL_VERSION or \
-            tuple(model.get("statistics", ())) != STATISTICS:
-        raise SetSizeModelError(f"set-size model {path!r} is not version {MODEL_VERSION} with {STATISTICS}")
+        raise SetSizeModelError(f"{what} {path!r} cannot be read: {e}") from None
+    if not isinstance(model, dict) or model.get("version") != version or \
+            tuple(model.get("statistics", ())) != statistics:
+        raise SetSizeModelError(f"{what} {path!r} is not version {version} with {statistics}")
+    return model
+
+
+def load_model(path: str = MODEL_FILE) -> dict:
+    """The logistic regression of :data:`MODEL_FILE` (mean, scale, coef, intercept)."""
+    model = _read_model(path, "set-size model", MODEL_VERSION, STATISTICS)
     if model.get("zoom") != LARGE_ZOOM:
         raise SetSizeModelError(f"set-size model {path!r} was trained for a zoom of {model.get('zoom')!r}, "
                                 f"not {LARGE_ZOOM}")
@@ -96,17 +104,28 @@ def load_model(path: str = MODEL_FILE) -> dict:
     return model
 
 
-def default_model() -> dict | None:
-    """The shipped model, read once; ``None`` (with one warning) when it cannot be read:
-    then every set is read as a typical one, as before the detector existed."""
-    global _model
-    if _model is None:
+def _shipped(kind: str, load) -> dict | None:
+    """The shipped model of ``kind`` ("large" or "small") read by ``load``, once; ``None``
+    (with one warning) when it cannot be read: then no set is judged of that size, as
+    before the judge existed."""
+    if kind not in _shipped_models:
         try:
-            _model = load_model()
+            _shipped_models[kind] = load()
         except SetSizeModelError as e:
-            print(f"warning: {e}; large piece sets are read as typical ones", file=sys.stderr)
-            _model = {}
-    return _model or None
+            print(f"warning: {e}; {kind} piece sets are read as typical ones", file=sys.stderr)
+            _shipped_models[kind] = {}
+    return _shipped_models[kind] or None
+
+
+def _linear(x: np.ndarray, fitted: dict) -> np.ndarray:
+    """A linear model on standardised inputs (``fitted``: mean, scale, coef, intercept)."""
+    z = (np.asarray(x, float) - np.asarray(fitted["mean"])) / np.asarray(fitted["scale"])
+    return z @ np.asarray(fitted["coef"]) + fitted["intercept"]
+
+
+def default_model() -> dict | None:
+    """The shipped large-set model (:func:`_shipped`)."""
+    return _shipped("large", load_model)
 
 
 def large_set_probability(stats: np.ndarray | None, model: dict | None = None) -> float:
@@ -115,9 +134,7 @@ def large_set_probability(stats: np.ndarray | None, model: dict | None = None) -
     model = model or default_model()
     if stats is None or model is None:
         return 0.0
-    z = (stats - np.asarray(model["mean"])) / np.asarray(model["scale"])
-    s = float(z @ np.asarray(model["coef"]) + model["intercept"])
-    return 1.0 / (1.0 + np.exp(-s))
+    return float(1.0 / (1.0 + np.exp(-_linear(stats, model))))
 
 
 # --- small sets, judged from a board -------------------------------------------------------
@@ -151,15 +168,10 @@ SMALL_STATISTICS = tuple(f"in_{a}" for a in ("tall", "dark", "square", "hollow")
 #: logits are clipped to this before the windows are compared
 SMALL_CLIP = 6.0
 
-_small_model: dict | None = None
-
-
 def piece_widths(features: np.ndarray, model: dict) -> np.ndarray:
     """``(N, D)`` cell features (``vision.features.FEATURE_NAMES``) -> ``(N,)`` the width of
     each cell's piece in pitches as the model's ridge regression reads it."""
-    w = model["width"]
-    z = (np.asarray(features, float) - np.asarray(w["mean"])) / np.asarray(w["scale"])
-    return z @ np.asarray(w["coef"]) + w["intercept"]
+    return _linear(features, model["width"])
 
 
 def small_statistics(occupied: np.ndarray, plain: np.ndarray, zoomed_in: np.ndarray, zoomed_out: np.ndarray,
@@ -187,15 +199,7 @@ def load_small_model(path: str = SMALL_MODEL_FILE) -> dict:
     regression over :data:`SMALL_STATISTICS`)."""
     from vision.features import FEATURE_NAMES, FEATURES_VERSION
 
-    try:
-        with open(path, encoding="utf-8") as f:
-            model = json.load(f)
-    except (OSError, ValueError) as e:
-        raise SetSizeModelError(f"small-set model {path!r} cannot be read: {e}") from None
-    if not isinstance(model, dict) or model.get("version") != SMALL_MODEL_VERSION or \
-            tuple(model.get("statistics", ())) != SMALL_STATISTICS:
-        raise SetSizeModelError(f"small-set model {path!r} is not version {SMALL_MODEL_VERSION} with "
-                                f"{SMALL_STATISTICS}")
+    model = _read_model(path, "small-set model", SMALL_MODEL_VERSION, SMALL_STATISTICS)
     if model.get("features_version") != FEATURES_VERSION or model.get("zooms") != [SMALL_ZOOM, LARGE_ZOOM]:
         raise SetSizeModelError(f"small-set model {path!r} was trained on other features or windows")
     w, j = model.get("width") or {}, model.get("judge") or {}
@@ -206,16 +210,8 @@ def load_small_model(path: str = SMALL_MODEL_FILE) -> dict:
 
 
 def default_small_model() -> dict | None:
-    """The shipped small-set model, read once; ``None`` (with one warning) when it cannot be
-    read: then no board is judged small, as before the judge existed."""
-    global _small_model
-    if _small_model is None:
-        try:
-            _small_model = load_small_model()
-        except SetSizeModelError as e:
-            print(f"warning: {e}; small piece sets are read as typical ones", file=sys.stderr)
-            _small_model = {}
-    return _small_model or None
+    """The shipped small-set model (:func:`_shipped`)."""
+    return _shipped("small", load_small_model)
 
 
 def small_set_probability(stats: np.ndarray | None, model: dict | None = None) -> float:
@@ -224,7 +220,4 @@ def small_set_probability(stats: np.ndarray | None, model: dict | None = None) -
     model = model or default_small_model()
     if stats is None or model is None:
         return 0.0
-    j = model["judge"]
-    z = (np.asarray(stats, float) - np.asarray(j["mean"])) / np.asarray(j["scale"])
-    s = float(z @ np.asarray(j["coef"]) + j["intercept"])
-    return 1.0 / (1.0 + np.exp(-s))
+    return float(1.0 / (1.0 + np.exp(-_linear(stats, model["judge"]))))

@@ -109,7 +109,7 @@ def _small_reads(path: str, settings, model: dict):
     img = load_image(os.path.join(os.path.dirname(path), truth["image"]), settings.image)
     H, _ = cv2.findHomography(cell_grid(), np.asarray(truth["cell_centers"], float))
     work, S = work_image(img, settings)
-    set_size._small_model = model
+    set_size._shipped_models["small"] = model
     info: dict = {}
     feats = features_from_work(work, S @ H, settings, info=info)
     hidden = np.array(truth.get("hidden") or [False] * 16, bool)
@@ -128,7 +128,7 @@ def train_small(folders: list[str], C: float = 1.0, progress: bool = True) -> di
 
     settings = VisionSettings()
     paths = [p for folder in folders for p in truth_files_under(folder)]
-    saved = set_size._small_model
+    saved = set_size._shipped_models.get("small")
     try:
         reads = []
         for i, path in enumerate(paths):
@@ -160,7 +160,9 @@ def train_small(folders: list[str], C: float = 1.0, progress: bool = True) -> di
             if progress and (i + 1) % 50 == 0:
                 print(f"  statistics: {i + 1}/{len(reads)} images", file=sys.stderr, flush=True)
     finally:
-        set_size._small_model = saved
+        set_size._shipped_models.pop("small", None)
+        if saved is not None:
+            set_size._shipped_models["small"] = saved
     S, w = np.array(stats), np.array(widths)
     small = w <= SMALL_WIDTH
     if small.all() or not small.any():

@@ -562,18 +562,18 @@ def test_a_read_again_that_pays_carries_no_trade_of_names_that_does_not():
     assert [tr.board[c] for c in (9, 5, 6, 3)] == [0xC, 0x0, 0x8, 0xD]
 
 
-class JudgedLargeLater(ReadsOtherwiseLater):
+class JudgedLater(ReadsOtherwiseLater):
     """:class:`ReadsOtherwiseLater` whose readings, once cell ``when`` holds a piece, judge
-    the set a large one (``BoardReading.large_set``: tall read from a window fit for it)
-    when ``large`` is set."""
+    the set's size (``judged``: ``"large_set"``, tall read from a window fit for it, or
+    ``"small_set"``, every attribute read so; ``BoardReading``) when ``on`` is set."""
 
-    def __init__(self, given, cell, when, later, large):
+    def __init__(self, given, cell, when, later, judged, on):
         super().__init__(given, cell, when, later)
-        self.large = large
+        self.judged, self.on = judged, on
 
     def read(self, cells, obstructed=False):
         r = super().read(cells, obstructed)
-        r.large_set = True if self.large and cells[self.when] is not None else None
+        setattr(r, self.judged, True if self.on and cells[self.when] is not None else None)
         return r
 
 
@@ -588,7 +588,7 @@ def test_tall_read_before_the_set_was_judged_large_gives_way_to_readings_after(l
     b2[9] = 0xC
     b3 = list(b2)
     b3[3] = 0x4
-    vision = JudgedLargeLater({9: [0.9, 0.1, 0.9, 0.9]}, 9, 3, [0.95, 0.2, 0.1, 0.9, 0.9], large)
+    vision = JudgedLater({9: [0.9, 0.1, 0.9, 0.9]}, 9, 3, [0.95, 0.2, 0.1, 0.9, 0.9], "large_set", large)
     tr, events = follow(one_placement(b2) + [(b2, [3], True, 1.0), (b3, None, False, 2.0)], vision)
     kinds = [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")]
     if large:
@@ -597,21 +597,6 @@ def test_tall_read_before_the_set_was_judged_large_gives_way_to_readings_after(l
     else:
         assert kinds == [("placed", 9, 0xD, {}), ("placed", 3, 0x4, {})]
         assert tr.board[9] == 0xD
-
-
-class JudgedSmallLater(ReadsOtherwiseLater):
-    """:class:`ReadsOtherwiseLater` whose readings, once cell ``when`` holds a piece, judge
-    the set a small one (``BoardReading.small_set``: every attribute read from a window fit
-    for it) when ``small`` is set."""
-
-    def __init__(self, given, cell, when, later, small):
-        super().__init__(given, cell, when, later)
-        self.small = small
-
-    def read(self, cells, obstructed=False):
-        r = super().read(cells, obstructed)
-        r.small_set = True if self.small and cells[self.when] is not None else None
-        return r
 
 
 @pytest.mark.parametrize("small", [True, False])
@@ -626,7 +611,7 @@ def test_a_piece_read_before_the_set_was_judged_small_is_named_by_the_readings_a
     b2[9] = 0x5
     b3 = list(b2)
     b3[3] = 0x8
-    vision = JudgedSmallLater({9: [0.1, 0.1, 0.9, 0.1]}, 9, 3, [0.95, 0.8, 0.1, 0.9, 0.1], small)
+    vision = JudgedLater({9: [0.1, 0.1, 0.9, 0.1]}, 9, 3, [0.95, 0.8, 0.1, 0.9, 0.1], "small_set", small)
     tr, events = follow(one_placement(b2) + [(b2, [3], True, 1.0), (b3, None, False, 2.0)], vision)
     kinds = [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")]
     if small:

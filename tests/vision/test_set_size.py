@@ -94,12 +94,6 @@ def test_the_shipped_small_set_judge_loads_and_needs_pieces_to_judge():
     assert set_size.small_set_probability(small) > set_size.SMALL_THRESHOLD > set_size.small_set_probability(typical)
 
 
-@pytest.mark.parametrize("text", ["not json", '{"version": 99}', '{"version": 1, "statistics": []}'])
-def test_a_broken_small_set_judge_file_is_refused_by_name(tmp_path, text):
-    path = tmp_path / "small_set.json"
-    path.write_text(text)
-    with pytest.raises(set_size.SetSizeModelError, match="small_set.json"):
-        set_size.load_small_model(str(path))
 
 
 def test_the_shipped_detector_loads_and_needs_pieces_to_judge():
@@ -116,24 +110,29 @@ def test_the_shipped_detector_loads_and_needs_pieces_to_judge():
         set_size.large_set_probability(set_size.board_statistics(occupied, np.full(16, -4.0), np.full(16, -4.0)))
 
 
+@pytest.mark.parametrize("load, name", [(set_size.load_model, "set_size.json"),
+                                        (set_size.load_small_model, "small_set.json")])
 @pytest.mark.parametrize("text", ["not json", '{"version": 99}', '{"version": 1, "statistics": []}'])
-def test_a_broken_detector_file_is_refused_by_name(tmp_path, text):
-    path = tmp_path / "set_size.json"
+def test_a_broken_judge_file_is_refused_by_name(tmp_path, load, name, text):
+    path = tmp_path / name
     path.write_text(text)
-    with pytest.raises(set_size.SetSizeModelError, match="set_size.json"):
-        set_size.load_model(str(path))
+    with pytest.raises(set_size.SetSizeModelError, match=name):
+        load(str(path))
 
 
-def test_without_a_readable_detector_sets_read_as_typical(monkeypatch, capsys):
-    def broken(path=set_size.MODEL_FILE):
+@pytest.mark.parametrize("loader, kind, name", [("load_model", "large", "large-set"),
+                                               ("load_small_model", "small", "small-set-8")])
+def test_without_a_readable_judge_sets_read_as_typical(monkeypatch, capsys, loader, kind, name):
+    def broken(path="model.json"):
         raise set_size.SetSizeModelError(f"set-size model {path!r} cannot be read: test")
 
-    monkeypatch.setattr(set_size, "load_model", broken)
-    monkeypatch.setattr(set_size, "_model", None)
-    reading, row = _read("large-set", size="auto")
-    _, plain = _read("large-set", size="typical")
+    monkeypatch.setattr(set_size, loader, broken)
+    monkeypatch.setattr(set_size, "_shipped_models", {})
+    reading, row = _read(name, size="auto")
+    _, plain = _read(name, size="typical")
     assert reading.found and row["tall_right"] == plain["tall_right"]
-    assert capsys.readouterr().err.count("large piece sets are read as typical ones") == 1
+    assert not getattr(reading, f"{kind}_set")
+    assert capsys.readouterr().err.count(f"{kind} piece sets are read as typical ones") == 1
 
 
 def test_the_reading_says_whether_the_set_was_judged_large():
