@@ -164,3 +164,14 @@ def test_every_reason_vision_gives_for_no_board_has_advice():
     for reason in (NO_BOARD, CUT_OFF, TOO_DARK, f"{TOO_SMALL} (30x20 pixels)", ""):
         assert no_board_hint(reason), reason
     assert no_board_hint("something else") == ""
+
+
+def test_analyze_says_when_it_read_the_pieces_as_a_small_set(capsys):
+    """A board judged to hold a small set (vision.set_size) says so in the text, with what
+    to do if that is wrong; a typical set's full board says nothing of its size."""
+    tests = os.path.dirname(os.path.dirname(__file__))
+    assert main(["analyze", os.path.join(tests, "data-small-set", "game115-8.jpg")]) == 0
+    notes = [line for line in capsys.readouterr().out.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and "read as a small set" in notes[0] and "calibrate" in notes[0]
+    assert main(["analyze", os.path.join(tests, "data", "full-gigamic-beech-walnut-1.jpg")]) == 0
+    assert "set" not in " ".join(line for line in capsys.readouterr().out.splitlines() if line.startswith("note:"))
