@@ -168,6 +168,7 @@ SMALL_STATISTICS = tuple(f"in_{a}" for a in ("tall", "dark", "square", "hollow")
 #: logits are clipped to this before the windows are compared
 SMALL_CLIP = 6.0
 
+
 def piece_widths(features: np.ndarray, model: dict) -> np.ndarray:
     """``(N, D)`` cell features (``vision.features.FEATURE_NAMES``) -> ``(N,)`` the width of
     each cell's piece in pitches as the model's ridge regression reads it."""

@@ -167,3 +167,19 @@ def test_the_training_command_writes_a_detector_that_is_read_back(tmp_path, caps
     empty.mkdir()
     assert set_size_training.main([str(empty), "--out", str(tmp_path / "no.json")]) == 1
     assert "truth sizes" in capsys.readouterr().err and not (tmp_path / "no.json").exists()
+
+
+def test_the_training_command_writes_a_small_set_judge_that_is_read_back(tmp_path, capsys):
+    from vision import set_size_training
+
+    shipped = set_size.default_small_model()
+    out = tmp_path / "small_set.json"
+    # tests/data holds the narrow red-white set (0.44 of a pitch wide) and typical ones
+    assert set_size_training.main(["--small", DATA, "--out", str(out)]) == 0
+    model = set_size.load_small_model(str(out))
+    assert model["boards"] >= 3 and model["small_boards"] >= 1 and model["cells"] >= 40
+    assert set_size.default_small_model() is shipped  # training leaves the shipped judge in place
+    empty = tmp_path / "none"
+    empty.mkdir()
+    assert set_size_training.main(["--small", str(empty), "--out", str(tmp_path / "no.json")]) == 1
+    assert "truth sizes" in capsys.readouterr().err and not (tmp_path / "no.json").exists()
