@@ -218,11 +218,8 @@ def _look(cell: int, probs: list, close) -> np.ndarray:
 
 
 def _judged_size(reading) -> str | None:
-    """The size vision judged a reading's piece set (``BoardReading.small_set`` /
-    ``large_set``): "small", "large" or ``None`` (typical, or not judged)."""
-    if getattr(reading, "small_set", None):
-        return "small"
-    return "large" if getattr(reading, "large_set", None) else None
+    """``BoardReading.judged_size`` of ``reading``, ``None`` without a reading."""
+    return getattr(reading, "judged_size", None)
 
 
 def _body_colours(reading, match: np.ndarray) -> np.ndarray | None:

@@ -76,6 +76,14 @@ class BoardReading:
     def __bool__(self) -> bool:
         return self.found
 
+    @property
+    def judged_size(self) -> str | None:
+        """The piece set's size vision judged from this board and read the pieces as:
+        "small", "large", or ``None`` (typical, or not judged)."""
+        if self.small_set:
+            return "small"
+        return "large" if self.large_set else None
+
     @classmethod
     def not_found(cls, reason: str) -> "BoardReading":
         return cls(found=False, reason=reason)

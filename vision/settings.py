@@ -399,7 +399,9 @@ class PieceSettings:
     hue_kinds: bool = True
     #: the piece set's size (``vision.set_size``): "auto": judged from each board of 6 or more
     #: pieces, tall read from a window zoomed out to a large set's size when the board says
-    #: the set is large (its short pieces otherwise read tall); "large" / "small" /
+    #: the set is large (its short pieces otherwise read tall), and by the full analysis from
+    #: each board of 7 or more, the four attributes read from a window zoomed in when it says
+    #: the set is small (docs/vision.md, "Session 37"); "large" / "small" /
     #: "typical": known (judged by calibration from photos of all 16 pieces, or written into
     #: a profile by its user): tall read from a window zoomed out to the set's size on every
     #: board ("large"), the four attributes from one zoomed in ("small"), or the plain one

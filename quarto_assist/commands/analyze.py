@@ -93,13 +93,13 @@ NO_BOARD_HINTS = (
 )
 
 
-#: what the text says when vision judged the set's size from the board (``vision.set_size``),
-#: by (small, large); a typical set, or a board of too few pieces to judge, says nothing
+#: what the text says when vision judged the set's size from the board (``vision.set_size``,
+#: ``BoardReading.judged_size``); a typical set, or a board of too few pieces to judge, says nothing
 SET_SIZE_NOTES = {
-    (True, False): "the pieces look narrow for the board's cells, so they were read as a small set's "
-                   "(if the set is not small, calibrate it, or set \"set_size\" in the profile)",
-    (False, True): "the pieces look large for the board's cells, so tall was read as of a large set "
-                   "(if the set is not large, calibrate it, or set \"set_size\" in the profile)",
+    "small": "the pieces look narrow for the board's cells, so they were read as a small set's "
+             "(if the set is not small, calibrate it, or set \"set_size\" in the profile)",
+    "large": "the pieces look large for the board's cells, so tall was read as of a large set "
+             "(if the set is not large, calibrate it, or set \"set_size\" in the profile)",
 }
 
 
@@ -129,9 +129,8 @@ def reading_text(reading, seconds: float, advice=()) -> str:
                          f"  (confidence {reading.confidence[i]:.2f})")
     if reading.reason:
         lines.append(f"note: {reading.reason}")
-    size = SET_SIZE_NOTES.get((bool(getattr(reading, "small_set", None)), bool(getattr(reading, "large_set", None))))
-    if size:
-        lines.append(f"note: {size}")
+    if reading.judged_size:
+        lines.append(f"note: {SET_SIZE_NOTES[reading.judged_size]}")
     for a in advice:
         lines.append(f"advice: {a.message}")
     lines.append(f"position: {Position(list(reading.cells), None)}")

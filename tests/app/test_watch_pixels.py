@@ -577,6 +577,20 @@ class JudgedLater(ReadsOtherwiseLater):
         return r
 
 
+def _read_again_once_judged(piece, first, nxt, later, judged, on):
+    """``piece`` set down on cell 9 and read as ``first`` (tall, dark, square, hollow), then
+    ``nxt`` on cell 3, after which vision reads cell 9 as ``later`` (occupied first) and,
+    when ``on``, judges the set's size (``judged``: :class:`JudgedLater`). Returns the
+    tracker and its (kind, cell, piece, changes) of placements, re-readings and flags."""
+    b2 = empty()
+    b2[9] = piece
+    b3 = list(b2)
+    b3[3] = nxt
+    vision = JudgedLater({9: first}, 9, 3, later, judged, on)
+    tr, events = follow(one_placement(b2) + [(b2, [3], True, 1.0), (b3, None, False, 2.0)], vision)
+    return tr, [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")]
+
+
 @pytest.mark.parametrize("large", [True, False])
 def test_tall_read_before_the_set_was_judged_large_gives_way_to_readings_after(large):
     # a large set's short piece C (short light square hollow) on cell 9 reads tall while few
@@ -584,13 +598,7 @@ def test_tall_read_before_the_set_was_judged_large_gives_way_to_readings_after(l
     # next piece vision judges the set large and reads cell 9 short, not by much. Only
     # readings of the set as large count for tall then, so cell 9 becomes C. The same two
     # readings without that judgement average out tall: D stays.
-    b2 = empty()
-    b2[9] = 0xC
-    b3 = list(b2)
-    b3[3] = 0x4
-    vision = JudgedLater({9: [0.9, 0.1, 0.9, 0.9]}, 9, 3, [0.95, 0.2, 0.1, 0.9, 0.9], "large_set", large)
-    tr, events = follow(one_placement(b2) + [(b2, [3], True, 1.0), (b3, None, False, 2.0)], vision)
-    kinds = [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")]
+    tr, kinds = _read_again_once_judged(0xC, [0.9, 0.1, 0.9, 0.9], 0x4, [0.95, 0.2, 0.1, 0.9, 0.9], "large_set", large)
     if large:
         assert kinds == [("placed", 9, 0xD, {}), ("reread", None, None, {9: (0xD, 0xC)}), ("placed", 3, 0x4, {})]
         assert tr.board[9] == 0xC
@@ -607,13 +615,7 @@ def test_a_piece_read_before_the_set_was_judged_small_is_named_by_the_readings_a
     # small and reads cell 9 through the zoomed-in window, tall by a little. Only readings of
     # the set as small count then, so cell 9 becomes 5. The same two readings without that
     # judgement average out short: 4 stays.
-    b2 = empty()
-    b2[9] = 0x5
-    b3 = list(b2)
-    b3[3] = 0x8
-    vision = JudgedLater({9: [0.1, 0.1, 0.9, 0.1]}, 9, 3, [0.95, 0.8, 0.1, 0.9, 0.1], "small_set", small)
-    tr, events = follow(one_placement(b2) + [(b2, [3], True, 1.0), (b3, None, False, 2.0)], vision)
-    kinds = [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")]
+    tr, kinds = _read_again_once_judged(0x5, [0.1, 0.1, 0.9, 0.1], 0x8, [0.95, 0.8, 0.1, 0.9, 0.1], "small_set", small)
     if small:
         assert kinds == [("placed", 9, 0x4, {}), ("reread", None, None, {9: (0x4, 0x5)}), ("placed", 3, 0x8, {})]
         assert tr.board[9] == 0x5
