@@ -33,17 +33,25 @@ from .truth import HEX, _r
 APPROACH, PLACING, LEAVING = 4, 6, 4
 
 
-def video_spec(seed: int, board: str, piece_set: str) -> dict:
+#: where the game's webcam stands: (least tilt, most tilt, least distance in cm)
+CAMERAS = {
+    "stand": (20.0, 42.0, 55.0),     # on a stand beside the table: oblique but not grazing
+    "overhead": (0.0, 18.0, 50.0),   # on an arm above the board, looking (nearly) straight down
+}
+
+
+def video_spec(seed: int, board: str, piece_set: str, camera: str = "stand") -> dict:
     """The fixed scene of a game: camera, light, table, spare layout (all 16 pieces beside the board).
-    ``piece_set`` ``"procedural"``: a set drawn afresh (``scenegen.procedural``) from the seed."""
+    ``piece_set`` ``"procedural"``: a set drawn afresh (``scenegen.procedural``) from the seed.
+    ``camera``: where the webcam stands (``CAMERAS``); far enough that the spares show too."""
+    least_tilt, most_tilt, least_cm = CAMERAS[camera]
     procedural = piece_set == "procedural"
     sampler = SceneSampler([board], None if procedural else [piece_set], negative_rate=0.0, hand_rate=0.0,
                            procedural_rate=1.0 if procedural else 0.0)
     for attempt in range(50):
         spec = sampler.sample(seed * 100 + attempt, n_on_board=0, hand=False, negative=None)
         c = spec["camera"]
-        # a webcam on a stand: oblique but not grazing, far enough that spares show too
-        if 20 <= c["tilt_deg"] <= 42 and c["distance_cm"] >= 55 and len(spec["pieces"]) == 16:
+        if least_tilt <= c["tilt_deg"] <= most_tilt and c["distance_cm"] >= least_cm and len(spec["pieces"]) == 16:
             break
     spec["post"]["blur_sigma"] = min(spec["post"]["blur_sigma"], 0.6)
     spec["post"]["jpeg_quality"] = 90
@@ -91,7 +99,7 @@ def hand_for(spec: dict, cell: int, player: int, phase: str, piece: int | None) 
 
 def render_game(out_mp4: str, seed: int, board: str, piece_set: str, fps: int = 10, frames_dir: str | None = None,
                 threads: int = 2, crf: int = 28, log=print, preview: bool = False, samples: int | None = None,
-                render_scale: float | None = None, off_centred: bool = False) -> dict:
+                render_scale: float | None = None, off_centred: bool = False, camera: str = "stand") -> dict:
     """Render the game of ``seed`` to ``out_mp4`` and write its truth beside it.
     ``off_centred``: players set each piece down slightly off its cell's centre, as the
     stills do (``sampling.off_centre``); without it every piece stands on its centre, as in
@@ -102,7 +110,7 @@ def render_game(out_mp4: str, seed: int, board: str, piece_set: str, fps: int = 
     from .render import margin_for
 
     script = missed_quarto_game(seed)
-    spec = video_spec(seed, board, piece_set)
+    spec = video_spec(seed, board, piece_set, camera)
     if preview:   # quick look at the choreography: few samples, small render
         spec["render"].update(samples=2, scale=0.3)
     if samples:
@@ -285,10 +293,14 @@ def main(argv=None) -> int:
     ap.add_argument("--off-centre", action="store_true",
                     help="players set pieces down slightly off their cells' centres (up to 6 mm), as in the stills; "
                          "without it every piece stands on its centre, as in the videos rendered before session 32")
+    ap.add_argument("--camera", default="stand", choices=sorted(CAMERAS),
+                    help="where the webcam stands: 'stand' (default: beside the table, 20-42 degrees from "
+                         "straight down) or 'overhead' (on an arm above the board, 0-18 degrees)")
     args = ap.parse_args(argv)
     t = render_game(args.out, args.seed, args.board, args.piece_set, args.fps, args.frames_dir, args.threads, args.crf,
                     log=lambda s: print(s, file=sys.stderr, flush=True), preview=args.preview, samples=args.samples,
-                    render_scale=args.render_scale, off_centred=args.off_centre)
+                    render_scale=args.render_scale, off_centred=args.off_centre,
+                    camera=args.camera)
     print(f"wrote {args.out}: {t['frames']} frames, {len(t['placements'])} placements, "
           f"{sum(not w['claimed'] for w in t['winning_lines'])} unclaimed line(s)", file=sys.stderr)
     return 0

@@ -25,3 +25,14 @@ def test_game_pieces_can_be_set_down_off_their_cells_centres_as_players_do():
     held = hand_for(spec, 5, 0, "placing", 9)["held"]
     x, y, _ = cell_world(spec, 5)
     assert (held["x"], held["y"]) == (x + off[9][0], y + off[9][1])
+
+
+def test_a_game_can_be_filmed_from_a_webcam_above_the_board():
+    # an overhead arm is a common way to film a table game; the default stays the stand
+    # beside the table that every earlier video used, so their seeds still give their scenes
+    for seed in (5, 122, 125):
+        c = video_spec(seed, "gigamic", "procedural", "overhead")["camera"]
+        assert c["tilt_deg"] <= 18 and c["distance_cm"] >= 50
+        stand = video_spec(seed, "gigamic", "procedural")["camera"]
+        assert 20 <= stand["tilt_deg"] <= 42 and stand["distance_cm"] >= 55
+    assert video_spec(88, "walnut-checker", "procedural", "stand") == video_spec(88, "walnut-checker", "procedural")
