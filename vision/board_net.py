@@ -172,6 +172,14 @@ class BoardNet:
         blob, A = prepare_input(bgr)
         return self._forward(blob), A
 
+    def mirrored_heatmaps(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The maps of the frame mirrored left to right, mirrored back onto the frame's
+        (output pixel ``u`` of ``OUT_W`` lies over input pixels ``STRIDE * u`` .. ``STRIDE * u +
+        STRIDE - 1``, so mirroring the canvas mirrors the maps exactly), and the frame ->
+        input map."""
+        blob, A = prepare_input(bgr)
+        return self._forward(blob[:, :, :, ::-1].copy())[:, :, ::-1].copy(), A
+
     def zoomed_heatmaps(self, bgr: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The maps of the zoomed view ``A`` (see :func:`zoom_affine`) and the exact frame ->
         input map used."""

@@ -93,14 +93,31 @@ class Recognizer:
                 order = order[::-1]
             if st.board_net.low:
                 order.append("low")
+            plain_maps = {}
             for k, kind in enumerate(order):
                 net = self._board_net(kind)
                 found = self._net_board(net, bgr, scale, (gray.shape[1], gray.shape[0]))
                 if k == 0:
-                    H_net, net_reason, search, net_info, net_region = found
+                    H_net, net_reason, search, net_info, net_region = found[:5]
                 if found[0] is not None:
                     H_net, net_info = found[0], {**found[3], "net": kind} if kind != "first" else found[3]
                     break
+                plain_maps[kind] = found[5]
+            if H_net is None and st.board_net.mirror_rescue:
+                # a second opinion of the same view: each network's maps of the frame
+                # mirrored, the larger of the two at every point (docs/vision.md "Session 38")
+                for kind in order:
+                    if plain_maps.get(kind) is None:
+                        continue
+                    net = self._board_net(kind)
+                    maps, A = net.mirrored_heatmaps(bgr)
+                    maps = np.maximum(maps, plain_maps[kind])
+                    to_work = np.diag([scale, scale, 1.0]) @ output_to_frame(A)
+                    found = self._net_accept(board_hypotheses(maps, st.board_net), to_work,
+                                             (gray.shape[1], gray.shape[0]))
+                    if found is not None:
+                        H_net, net_info = found[0], {**net_info, **found[1], "net": kind, "mirror": True}
+                        break
             t = _lap(timings, "board_net", t)
             if H_net is not None:
                 if st.board_net.zoom and net_info.get("zoom") != "rescue":
@@ -276,7 +293,7 @@ class Recognizer:
         return self._nets[path]
 
     def _net_board(self, net: BoardNet, bgr: np.ndarray, scale: float, work_size: tuple[int, int]):
-        """The learned detector ``net``'s verdict ``(H, reason, search, details, region)``: the board's
+        """The learned detector ``net``'s verdict ``(H, reason, search, details, region, maps)``: the board's
         homography (unit square -> working image) or None; when None, the reason to give
         (``CUT_OFF`` when the board region the network sees runs out of the frame, else
         ``NO_BOARD``) and whether the hand-made searches should still look (not when
@@ -292,7 +309,7 @@ class Recognizer:
         found = self._net_accept(hyps, to_work, work_size)
         if found is not None:
             info.update(found[1])
-            return found[0], "", False, info, None
+            return found[0], "", False, info, None, maps
         if hyps:
             info.update(hyps[0][2], net_score=round(hyps[0][0], 3))
         if st.zoom and st.zoom_rescue_min_score > 0 and hyps and hyps[0][0] >= st.zoom_rescue_min_score:
@@ -304,7 +321,7 @@ class Recognizer:
                 found = self._net_accept(board_hypotheses(maps_z, st), S @ to_frame, work_size)
                 if found is not None:
                     info.update(found[1], zoom="rescue")
-                    return found[0], "", False, info, None
+                    return found[0], "", False, info, None, maps
         from_work = np.linalg.inv(to_work)
 
         def region_support(H_work):
@@ -319,9 +336,9 @@ class Recognizer:
         info["net_peaks"] = n_peaks
         if region.mean() >= st.cut_off_min_region and (region[0].any() or region[-1].any() or
                                                       region[:, 0].any() or region[:, -1].any()):
-            return None, CUT_OFF, st.fallback, info, region_support
+            return None, CUT_OFF, st.fallback, info, region_support, maps
         search = float(maps[2][:oh, :ow].max()) >= st.fallback_min_region or n_peaks >= st.fallback_min_peaks
-        return None, NO_BOARD, search and st.fallback, info, region_support
+        return None, NO_BOARD, search and st.fallback, info, region_support, maps
 
     def _net_accept(self, hyps, to_work: np.ndarray, work_size: tuple[int, int]):
         """The first of the 3 best network hypotheses (unit square -> output map) that the

@@ -267,6 +267,10 @@ class BoardNetSettings:
     low: bool = True
     #: ONNX file of that network ("" = the shipped ``vision/board_net_low.onnx``)
     low_model_path: str = ""
+    #: when no network finds a board, ask each again with the frame mirrored left to right
+    #: and read the larger of its two maps at every point (a second opinion of the same
+    #: view: the maps mark cells, corners and the board's surface without order)
+    mirror_rescue: bool = True
     #: local maxima of a heatmap above this are keypoint candidates
     peak_threshold: float = 0.2
     #: at most this many cell-centre / corner candidates (the strongest)

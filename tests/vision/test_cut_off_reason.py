@@ -22,7 +22,7 @@ def grid_out_of_the_picture(monkeypatch):
 def _network_says(monkeypatch, reason):
     # the network finds no board, sees (CUT_OFF) or does not see (NO_BOARD) a board surface
     # at the frame's edge, and asks the hand-made searches to look
-    monkeypatch.setattr(Recognizer, "_net_board", lambda self, *a, **k: (None, reason, True, {}, lambda H: 0.0))
+    monkeypatch.setattr(Recognizer, "_net_board", lambda self, *a, **k: (None, reason, True, {}, lambda H: 0.0, None))
 
 
 def test_a_grid_leaving_the_picture_is_no_board_when_the_network_sees_no_edge(monkeypatch, grid_out_of_the_picture):
