@@ -298,8 +298,9 @@ class Recognizer:
         (``CUT_OFF`` when the board region the network sees runs out of the frame, else
         ``NO_BOARD``) and whether the hand-made searches should still look (not when
         the network sees no board region and hardly any cell); details for
-        ``reading.details``; and (when no board) a function giving the board-region map's
-        support for a homography found otherwise."""
+        ``reading.details``; (when no board) a function giving the board-region map's
+        support for a homography found otherwise; and the network's maps of the frame (the
+        mirrored second look combines them with its own)."""
         st = self.settings.board_net
         maps, A = net.heatmaps(bgr)
         hyps = board_hypotheses(maps, st)

@@ -591,6 +591,19 @@ def _read_again_once_judged(piece, first, nxt, later, judged, on):
     return tr, [(e.kind, e.cell, e.piece, e.changes) for e in events if e.kind in ("placed", "reread", "flagged")]
 
 
+def _assert_named_anew_when_judged(tr, kinds, judged, first_named, renamed, nxt):
+    """Cell 9's piece, named ``first_named`` when placed, is re-read as ``renamed`` once the
+    next placement (``nxt`` on cell 3) comes with the set's size judged; without that
+    judgement it keeps its first name."""
+    if judged:
+        assert kinds == [("placed", 9, first_named, {}), ("reread", None, None, {9: (first_named, renamed)}),
+                         ("placed", 3, nxt, {})]
+        assert tr.board[9] == renamed
+    else:
+        assert kinds == [("placed", 9, first_named, {}), ("placed", 3, nxt, {})]
+        assert tr.board[9] == first_named
+
+
 @pytest.mark.parametrize("large", [True, False])
 def test_tall_read_before_the_set_was_judged_large_gives_way_to_readings_after(large):
     # a large set's short piece C (short light square hollow) on cell 9 reads tall while few
@@ -599,12 +612,7 @@ def test_tall_read_before_the_set_was_judged_large_gives_way_to_readings_after(l
     # readings of the set as large count for tall then, so cell 9 becomes C. The same two
     # readings without that judgement average out tall: D stays.
     tr, kinds = _read_again_once_judged(0xC, [0.9, 0.1, 0.9, 0.9], 0x4, [0.95, 0.2, 0.1, 0.9, 0.9], "large_set", large)
-    if large:
-        assert kinds == [("placed", 9, 0xD, {}), ("reread", None, None, {9: (0xD, 0xC)}), ("placed", 3, 0x4, {})]
-        assert tr.board[9] == 0xC
-    else:
-        assert kinds == [("placed", 9, 0xD, {}), ("placed", 3, 0x4, {})]
-        assert tr.board[9] == 0xD
+    _assert_named_anew_when_judged(tr, kinds, large, first_named=0xD, renamed=0xC, nxt=0x4)
 
 
 @pytest.mark.parametrize("small", [True, False])
@@ -616,12 +624,7 @@ def test_a_piece_read_before_the_set_was_judged_small_is_named_by_the_readings_a
     # the set as small count then, so cell 9 becomes 5. The same two readings without that
     # judgement average out short: 4 stays.
     tr, kinds = _read_again_once_judged(0x5, [0.1, 0.1, 0.9, 0.1], 0x8, [0.95, 0.8, 0.1, 0.9, 0.1], "small_set", small)
-    if small:
-        assert kinds == [("placed", 9, 0x4, {}), ("reread", None, None, {9: (0x4, 0x5)}), ("placed", 3, 0x8, {})]
-        assert tr.board[9] == 0x5
-    else:
-        assert kinds == [("placed", 9, 0x4, {}), ("placed", 3, 0x8, {})]
-        assert tr.board[9] == 0x4
+    _assert_named_anew_when_judged(tr, kinds, small, first_named=0x4, renamed=0x5, nxt=0x8)
 
 
 def test_a_piece_whose_top_a_tall_piece_set_in_front_hides_keeps_its_top_as_first_read():
