@@ -129,6 +129,9 @@ def main(argv=None) -> int:
                     help="centre and square pieces that would overlap a neighbour (default off: old datasets' scenes)")
     ap.add_argument("--min-pieces", type=int, default=0,
                     help="at least this many pieces on the board in every image with a board (default 0)")
+    ap.add_argument("--tilt", default="0,50",
+                    help="camera angle from straight down, degrees: LOW,HIGH drawn uniformly (default 0,50); "
+                         "e.g. 0,15 for cameras on an arm above the board")
     ap.add_argument("--samples", type=int, default=8, help="Cycles samples per pixel (denoised; default 8)")
     ap.add_argument("--render-scale", type=float, default=0.75, help="render size relative to the final frame (default 0.75)")
     ap.add_argument("--threads", type=int, default=2)
@@ -146,13 +149,19 @@ def main(argv=None) -> int:
         hs = [s for s in _ids(args.holdout_sets, PIECE_SETS, "piece set") if s in sets]
         if args.flat:
             hb, hs = [], []
+        try:
+            tilt = tuple(float(v) for v in args.tilt.split(","))
+        except ValueError:
+            tilt = ()
+        if len(tilt) != 2:
+            raise DatasetError(f"--tilt takes LOW,HIGH in degrees, got {args.tilt!r}")
         if args.count < 0:
             raise DatasetError(f"--count must be >= 0, got {args.count!r}")
         plan = Plan(args.seed, boards, sets, hb, hs, args.holdout_fraction, negative_rate=args.negative_rate,
                     hand_rate=args.hand_rate, samples=args.samples, render_scale=args.render_scale,
                     procedural_sets=args.procedural_sets, board_tints=args.board_tints,
                     min_pieces=args.min_pieces, separate_pieces=args.separate_pieces,
-                    large_set_rate=args.large_sets)
+                    large_set_rate=args.large_sets, tilt_range=tilt)
     except ValueError as e:
         print(f"ERROR {e}", file=sys.stderr)
         return 2
@@ -162,7 +171,7 @@ def main(argv=None) -> int:
     manifest = {"seed": args.seed, "boards": boards, "piece_sets": sets, "holdout_boards": hb, "holdout_sets": hs,
                 "holdout_fraction": plan.holdout_fraction, "negative_rate": args.negative_rate, "hand_rate": args.hand_rate,
                 "procedural_sets": args.procedural_sets, "board_tints": args.board_tints,
-                "separate_pieces": args.separate_pieces, "min_pieces": args.min_pieces, "large_sets": args.large_sets,
+                "separate_pieces": args.separate_pieces, "min_pieces": args.min_pieces, "large_sets": args.large_sets, "tilt": list(tilt),
                 "samples": args.samples, "render_scale": args.render_scale, "width": 1280, "height": 720}
     with open(os.path.join(args.out, "dataset.json"), "w") as f:
         json.dump(manifest, f, indent=1)

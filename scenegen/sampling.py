@@ -124,7 +124,8 @@ class SceneSampler:
     def __init__(self, boards=None, piece_sets=None, negative_rate: float = 0.08, hand_rate: float = 0.3,
                  width: int = WIDTH, height: int = HEIGHT, samples: int = 8, render_scale: float = 0.75,
                  procedural_rate: float = 0.0, min_pieces: int = 0, procedural_avoid=DEFAULT_HOLDOUT_SETS,
-                 board_tint_rate: float = 0.0, separate_pieces: bool = False, large_set_rate: float = 0.0):
+                 board_tint_rate: float = 0.0, separate_pieces: bool = False, large_set_rate: float = 0.0,
+                 tilt_range: tuple[float, float] = (0.0, 50.0)):
         """``procedural_rate``: share of scenes whose piece set is drawn afresh
         (``scenegen.procedural``) instead of taken from ``piece_sets``; such sets keep
         clear of the colours of the sets in ``procedural_avoid``. ``min_pieces``: at
@@ -133,7 +134,12 @@ class SceneSampler:
         ``separate_pieces``: pieces on the board whose footprints would overlap a
         neighbour's (squares at any turn, off centre) are centred and squared to the grid.
         ``large_set_rate``: share of the procedural sets drawn at the large end of the
-        sizes (``draw_piece_set(large=True)``)."""
+        sizes (``draw_piece_set(large=True)``). ``tilt_range``: the camera's angle from straight
+        down, degrees, drawn uniformly in this range (default the issue's 0-50)."""
+        lo, hi = tilt_range
+        if not 0.0 <= lo <= hi <= 80.0:
+            raise ValueError(f"camera tilt range must satisfy 0 <= low <= high <= 80 degrees, got {tilt_range!r}")
+        self.tilt_range = (float(lo), float(hi))
         self.separate_pieces = separate_pieces
         self.boards = list(boards or BOARDS)
         self.piece_sets = list(piece_sets or PIECE_SETS)
@@ -254,7 +260,7 @@ class SceneSampler:
     def _camera(self, rng: random.Random, spec: dict) -> dict:
         W, H = self.width, self.height
         for attempt in range(200):
-            tilt = rng.uniform(0, 50)
+            tilt = rng.uniform(*self.tilt_range)
             distance = rng.uniform(0.40, 0.90)
             az = rng.uniform(0, 360)
             hfov = rng.uniform(56, 78)
