@@ -66,8 +66,11 @@ def _net_digest() -> str:
     from vision.net import NET_FILES
     from vision.set_size import MODEL_FILE
 
+    import vision.net
+
     if not hasattr(_net_digest, "value"):
-        _net_digest.value = _files_digest(list(NET_FILES) + [MODEL_FILE])
+        over = vision.net.overhead_net()
+        _net_digest.value = _files_digest(list(NET_FILES) + [MODEL_FILE] + ([over.path] if over is not None else []))
     return _net_digest.value
 
 
@@ -487,6 +490,9 @@ def main() -> int:
     ap.add_argument("--net-weight", type=float, default=None, metavar="W",
                     help="read with each model's score averaged with the network's logit at weight W "
                          "(vision.attributes.with_net; 1: the network alone; default: the shipped models' weight)")
+    ap.add_argument("--overhead-net", metavar="ONNX",
+                    help="the network read at cells seen from above (vision.net.overhead_net; default: the shipped "
+                         "vision/piece_net_overhead.onnx if there is one; 'none': no such network)")
     ap.add_argument("--by-tilt", action="store_true", help="also occupancy and cells per camera-tilt band")
     ap.add_argument("--by-lean", action="store_true",
                     help="also the attributes of the pieces read, per band of their cell's true lean")
@@ -498,6 +504,10 @@ def main() -> int:
                     help="with --by-lean: one lean table over all --test folders (besides one per folder)")
     args = ap.parse_args()
     nets = args.net or [None]
+    if args.overhead_net is not None:
+        import vision.net
+
+        vision.net._overhead = None if args.overhead_net == "none" else vision.net.PieceNet(args.overhead_net)
     use_net(nets[0])
 
     from vision.attributes import models_from_dict
@@ -549,7 +559,8 @@ def use_net(path: str | None) -> None:
     if path is None:
         return
     vision.net._default = vision.net.read_nets(path)
-    _net_digest.value = _files_digest(path.split("+"))
+    over = vision.net.overhead_net()
+    _net_digest.value = _files_digest(path.split("+") + ([over.path] if over is not None else []))
 
 
 def test(args, settings, models, thr) -> None:

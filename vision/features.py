@@ -26,7 +26,7 @@ from vision.crops import (BODY_COLOUR_NAMES, CROP_FEATURE_NAMES, cell_crops, cel
                           crop_stretch, front_weights, top_down_patches, vertical_directions, vertical_displacements)
 from vision.geometry import PITCH, apply_homography, cell_grid, jacobians
 from vision import set_size
-from vision.net import NET_FEATURE_NAMES, default_net
+from vision.net import NET_FEATURE_NAMES, NET_OUTPUTS, default_net, overhead_net, overhead_weights
 from vision.lattice import sample
 
 FEATURE_NAMES = [
@@ -588,6 +588,26 @@ def body_colours(features) -> np.ndarray:
     return np.asarray(features, float)[:, k:k + len(BODY_COLOUR_NAMES)]
 
 
+def _overhead_blend(logits: np.ndarray, crops: np.ndarray, front, shape, H: np.ndarray, lean, ps,
+                    twice: bool) -> None:
+    """Where a one-pitch vertical is short in the picture (a camera above the board), the
+    columns ``ps.overhead_columns`` of the plain window's ``logits`` are taken, in part or
+    whole (``vision.net.overhead_weights``), from the network trained on such views
+    (``vision.net.overhead_net``; nothing changes without it). In place."""
+    columns = [c for c in ps.overhead_columns.split(",") if c]
+    net = overhead_net() if columns else None
+    if net is None or net.has_geometry:
+        return
+    w = overhead_weights(cell_geometry(H, shape, lean=lean)[:, 0], *ps.overhead_lean)
+    if not w.any():
+        return
+    o = net.logits(crops, front)
+    if twice:
+        o = 0.5 * (o + net.logits(np.ascontiguousarray(crops[:, :, ::-1]), front))
+    k = [NET_OUTPUTS.index(c) for c in columns]
+    logits[:, k] = (1.0 - w[:, None]) * logits[:, k] + w[:, None] * o[:, k]
+
+
 def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirror: bool | None,
                 info: dict | None = None, windows: bool = True):
     """The piece network's logits of every cell written into ``out``'s ``net_*`` columns;
@@ -622,6 +642,8 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
         """The logits through the window zoomed by ``zoom``, read once (``vision.crops``)."""
         if zoom not in looks:
             looks[zoom] = read(crops if zoom == 1.0 else cell_crops(work, H, vertical, zoom=zoom))
+            if zoom == 1.0:
+                _overhead_blend(looks[zoom], crops, front, work.shape, H, lean, ps, twice)
         return looks[zoom]
 
     logits = look(1.0).copy()

@@ -32,6 +32,12 @@ from vision.dnn import NetworkError, OnnxNet
 NET_FILE = os.path.join(os.path.dirname(__file__), "piece_net.onnx")
 #: the networks read at run time, their logits averaged (:class:`PieceNets`)
 NET_FILES = (NET_FILE,)
+#: a second network for views from above (session 39): the shipped one trained further on
+#: renders whose camera looks down within 18 degrees of the vertical, where a tall and a
+#: short piece differ by a thin band of side; read only at cells whose one-pitch vertical is
+#: short in the picture (``vision.settings.PieceSettings.overhead_lean``). Not shipped when
+#: the file is absent
+OVERHEAD_NET_FILE = os.path.join(os.path.dirname(__file__), "piece_net_overhead.onnx")
 #: output columns, in order
 NET_OUTPUTS = ("occupied", "tall", "dark", "square", "hollow")
 NET_FEATURE_NAMES = [f"net_{n}" for n in NET_OUTPUTS]
@@ -131,6 +137,8 @@ def read_nets(spec: str) -> PieceNet | PieceNets:
 
 _default: PieceNet | PieceNets | None = None
 _default_lock = threading.Lock()
+#: the overhead network as read (False: not read yet; None: there is none)
+_overhead: PieceNet | PieceNets | None | bool = False
 
 
 def default_net() -> PieceNet | PieceNets:
@@ -140,3 +148,23 @@ def default_net() -> PieceNet | PieceNets:
         if _default is None:
             _default = PieceNet(NET_FILES[0]) if len(NET_FILES) == 1 else PieceNets(NET_FILES)
         return _default
+
+
+def overhead_net() -> PieceNet | PieceNets | None:
+    """The network for views from above (:data:`OVERHEAD_NET_FILE`), read once; ``None``
+    when it is not there (then every cell is read by :func:`default_net` alone)."""
+    global _overhead
+    with _default_lock:
+        if _overhead is False:
+            _overhead = PieceNet(OVERHEAD_NET_FILE) if os.path.isfile(OVERHEAD_NET_FILE) else None
+        return _overhead
+
+
+def overhead_weights(lean_length: np.ndarray, low: float, high: float) -> np.ndarray:
+    """``(16,)`` how much of each cell's logits the overhead network gives: 1 where a
+    one-pitch vertical is at most ``low`` pitches long in the picture (``lean_length``,
+    ``vision.crops.cell_geometry``'s first column), 0 from ``high`` on, linear between."""
+    L = np.asarray(lean_length, float)
+    if high <= low:
+        return (L <= low).astype(float)
+    return np.clip((high - L) / (high - low), 0.0, 1.0)

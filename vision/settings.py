@@ -415,6 +415,13 @@ class PieceSettings:
     #: and the spread within a kind (Lab units); empty when unknown (the built-in profile).
     #: The watch weighs each new piece's colour against them (``quarto_assist.silhouette``)
     set_colours: tuple = ()
+    #: where a one-pitch vertical is at most the first of these many pitches long in the
+    #: picture (a camera within ~15 degrees of straight down), these columns of the piece
+    #: network's reading come from the network trained on views from above
+    #: (``vision.net.overhead_net``, when shipped), blended linearly to none at the second
+    #: (docs/vision.md, "Session 39"); a comma list of the network's outputs, "" = never
+    overhead_columns: str = "tall"
+    overhead_lean: tuple = (0.2, 0.35)
 
     #: heights sampled up the piece axis, in pitches
     max_height_pitch: float = 2.2
@@ -534,6 +541,11 @@ class VisionSettings:
         if len(colours) not in (0, 7):
             raise SettingsError(f"bad value for vision setting pieces.set_colours: {list(colours)!r:.80} "
                                 "(expected 7 numbers: light L, a, b, dark L, a, b, spread; or none)")
+        columns = getattr(kwargs.get("pieces"), "overhead_columns", "")
+        unknown = [c for c in columns.split(",") if c and c not in _NET_OUTPUTS]
+        if unknown:
+            raise SettingsError(f"bad value for vision setting pieces.overhead_columns: {columns!r:.80} "
+                                f"(expected a comma list of {', '.join(_NET_OUTPUTS)}, or empty)")
         return cls(**kwargs)
 
     @classmethod
@@ -548,6 +560,11 @@ class VisionSettings:
         if isinstance(data, dict) and "vision" in data:
             data = data["vision"]
         return cls.from_dict(data)
+
+
+#: the piece network's outputs (``vision.net.NET_OUTPUTS``; not imported: the settings load
+#: without the network's runtime)
+_NET_OUTPUTS = ("occupied", "tall", "dark", "square", "hollow")
 
 
 def _sub_from_dict(sub_cls, section: str, value: Any):
