@@ -66,12 +66,17 @@ def _net_digest() -> str:
     from vision.net import NET_FILES
     from vision.set_size import MODEL_FILE
 
+    if not hasattr(_net_digest, "value"):
+        _net_digest.value = _files_digest(list(NET_FILES) + [MODEL_FILE] + _overhead_files())
+    return _net_digest.value
+
+
+def _overhead_files() -> list[str]:
+    """The overhead network's file, if one is read (its logits are features too)."""
     import vision.net
 
-    if not hasattr(_net_digest, "value"):
-        over = vision.net.overhead_net()
-        _net_digest.value = _files_digest(list(NET_FILES) + [MODEL_FILE] + ([over.path] if over is not None else []))
-    return _net_digest.value
+    over = vision.net.overhead_net()
+    return [] if over is None else [over.path]
 
 
 def _files_digest(paths) -> str:
@@ -559,8 +564,7 @@ def use_net(path: str | None) -> None:
     if path is None:
         return
     vision.net._default = vision.net.read_nets(path)
-    over = vision.net.overhead_net()
-    _net_digest.value = _files_digest(path.split("+") + ([over.path] if over is not None else []))
+    _net_digest.value = _files_digest(path.split("+") + _overhead_files())
 
 
 def test(args, settings, models, thr) -> None:

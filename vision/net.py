@@ -138,7 +138,7 @@ def read_nets(spec: str) -> PieceNet | PieceNets:
 _default: PieceNet | PieceNets | None = None
 _default_lock = threading.Lock()
 #: the overhead network as read (False: not read yet; None: there is none)
-_overhead: PieceNet | PieceNets | None | bool = False
+_overhead: PieceNet | None | bool = False
 
 
 def default_net() -> PieceNet | PieceNets:
@@ -150,7 +150,7 @@ def default_net() -> PieceNet | PieceNets:
         return _default
 
 
-def overhead_net() -> PieceNet | PieceNets | None:
+def overhead_net() -> PieceNet | None:
     """The network for views from above (:data:`OVERHEAD_NET_FILE`), read once; ``None``
     when it is not there (then every cell is read by :func:`default_net` alone)."""
     global _overhead
@@ -164,7 +164,4 @@ def overhead_weights(lean_length: np.ndarray, low: float, high: float) -> np.nda
     """``(16,)`` how much of each cell's logits the overhead network gives: 1 where a
     one-pitch vertical is at most ``low`` pitches long in the picture (``lean_length``,
     ``vision.crops.cell_geometry``'s first column), 0 from ``high`` on, linear between."""
-    L = np.asarray(lean_length, float)
-    if high <= low:
-        return (L <= low).astype(float)
-    return np.clip((high - L) / (high - low), 0.0, 1.0)
+    return np.clip((high - np.asarray(lean_length, float)) / max(high - low, 1e-9), 0.0, 1.0)
