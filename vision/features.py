@@ -26,7 +26,7 @@ from vision.crops import (BODY_COLOUR_NAMES, CROP_FEATURE_NAMES, cell_crops, cel
                           crop_stretch, front_weights, top_down_patches, vertical_directions, vertical_displacements)
 from vision.geometry import PITCH, apply_homography, cell_grid, jacobians
 from vision import set_size
-from vision.net import NET_FEATURE_NAMES, NET_OUTPUTS, default_net, overhead_net, overhead_weights
+from vision.net import NET_FEATURE_NAMES, NET_OUTPUTS, PieceNets, default_net, overhead_net, overhead_weights
 from vision.lattice import sample
 
 FEATURE_NAMES = [
@@ -574,7 +574,7 @@ def _judge_small(out: np.ndarray, look, info: dict | None) -> None:
         info["small_statistics"] = stats
     if small:
         k1 = FEATURE_INDEX[NET_FEATURE_NAMES[0]]
-        out[:, k1 + 1:k1 + len(NET_FEATURE_NAMES)] = look(set_size.SMALL_ZOOM)[:, 1:]
+        out[:, k1 + 1:k1 + len(NET_FEATURE_NAMES)] = look(set_size.SMALL_ZOOM, lead=False)[:, 1:]
     if info is not None:
         info["small_set"] = small
         if small:
@@ -627,50 +627,60 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
         crops = cell_crops(work, H, vertical, stretch=crop_stretch(geometry))
     twice = ps.mirror_average if mirror is None else mirror
 
-    def read(crops):
-        logits = net.logits(crops, front, geometry)
+    def read(crops) -> list[np.ndarray]:
+        """Every network's logits of the crops (a list of one with one network)."""
+        read_each = net.each if isinstance(net, PieceNets) else (lambda *a: [net.logits(*a)])
+        each = read_each(crops, front, geometry)
         if twice:
             # which cells stand in front of which, and their geometry, do not change in a
             # mirror; the network was trained on mirrored boards too, so two looks average
             # out its handedness
-            logits = 0.5 * (logits + net.logits(np.ascontiguousarray(crops[:, :, ::-1]), front, geometry))
-        return logits
+            mirrored = read_each(np.ascontiguousarray(crops[:, :, ::-1]), front, geometry)
+            each = [0.5 * (a + b) for a, b in zip(each, mirrored)]
+        return each
 
-    looks: dict[float, np.ndarray] = {}  # zoom -> the network's logits through that window
+    looks: dict[float, list[np.ndarray]] = {}  # zoom -> every network's logits through that window
 
-    def look(zoom: float) -> np.ndarray:
-        """The logits through the window zoomed by ``zoom``, read once (``vision.crops``)."""
+    def look(zoom: float, lead: bool = True) -> np.ndarray:
+        """The logits through the window zoomed by ``zoom``, read once (``vision.crops``): the
+        lead network's (what the set-size judges were fitted to; ``vision.net.NET_FILES``),
+        or with ``lead=False`` all the networks' averaged, which the reading takes (the
+        same with one network; docs/vision.md "Session 41")."""
         if zoom not in looks:
             looks[zoom] = read(crops if zoom == 1.0 else cell_crops(work, H, vertical, zoom=zoom))
             if zoom == 1.0:
-                _overhead_blend(looks[zoom], crops, front, work.shape, H, lean, ps, twice)
-        return looks[zoom]
+                for logits in looks[zoom]:
+                    _overhead_blend(logits, crops, front, work.shape, H, lean, ps, twice)
+        each = looks[zoom]
+        return each[0] if lead or len(each) == 1 else np.mean(each, axis=0)
 
-    logits = look(1.0).copy()
+    logits = look(1.0, lead=False).copy()
     # a large set's short pieces fill the plain window as a typical set's tall ones do: when
     # the set is large (known, or judged from a board of enough pieces), tall is read from a
     # window zoomed out to its size (vision.set_size); occupancy and the rest stay as read
     large = None
-    judge = ps.set_size == "auto" and (logits[:, 0] > 0).sum() >= set_size.MIN_PIECES
+    judge = ps.set_size == "auto" and (look(1.0)[:, 0] > 0).sum() >= set_size.MIN_PIECES
     if windows and not net.has_geometry and ps.set_size != "small" and WINDOW_WEIGHTS[0] < 1.0:
         # square as the three windows (plain, zoomed in, zoomed out) read it together: one
         # window's misreading of a piece seen a little too large or too small is outvoted
         # (docs/vision.md, "Session 35"); the other attributes stay plain
         w0, w_in, w_out = WINDOW_WEIGHTS
         k = list(WINDOW_COLUMNS)
-        logits[:, k] = w0 * logits[:, k] + w_in * look(1.0 / WINDOW_ZOOM)[:, k] + w_out * look(WINDOW_ZOOM)[:, k]
+        logits[:, k] = (w0 * logits[:, k] + w_in * look(1.0 / WINDOW_ZOOM, lead=False)[:, k]
+                        + w_out * look(WINDOW_ZOOM, lead=False)[:, k])
     if not net.has_geometry and ps.set_size == "small":
         # a small set's pieces are narrow and its tall ones stand as high as a typical set's
         # short ones: its attributes are read from a window zoomed in to its size (known from
         # calibration or the user); occupancy stays as read
-        logits[:, 1:] = look(set_size.SMALL_ZOOM)[:, 1:]
+        logits[:, 1:] = look(set_size.SMALL_ZOOM, lead=False)[:, 1:]
         large = False
     elif not net.has_geometry and (judge or ps.set_size == "large"):
-        zoomed = look(set_size.LARGE_ZOOM)[:, 1]
-        stats = set_size.board_statistics(logits[:, 0] > 0, logits[:, 1], zoomed) if judge else None
+        led = look(1.0)
+        stats = set_size.board_statistics(led[:, 0] > 0, led[:, 1],
+                                          look(set_size.LARGE_ZOOM)[:, 1]) if judge else None
         large = not judge or bool(set_size.large_set_probability(stats) > set_size.THRESHOLD)
         if large:
-            logits[:, 1] = zoomed
+            logits[:, 1] = look(set_size.LARGE_ZOOM, lead=False)[:, 1]
     if info is not None:
         info["large_set"] = large
     out[:, k1:k1 + len(NET_FEATURE_NAMES)] = logits

@@ -30,8 +30,12 @@ from vision.dnn import NetworkError, OnnxNet
 
 #: the shipped network
 NET_FILE = os.path.join(os.path.dirname(__file__), "piece_net.onnx")
-#: the networks read at run time, their logits averaged (:class:`PieceNets`)
-NET_FILES = (NET_FILE,)
+#: a partner trained from scratch on other renders (session 41: general views and views from
+#: above; docs/vision.md "Session 41"), averaged with the shipped one where present
+PARTNER_NET_FILE = os.path.join(os.path.dirname(__file__), "piece_net_partner.onnx")
+#: the networks read at run time, their logits averaged (:class:`PieceNets`); the first one
+#: leads: the set-size judges were fitted to its logits (``vision.features``)
+NET_FILES = (NET_FILE,) + ((PARTNER_NET_FILE,) if os.path.exists(PARTNER_NET_FILE) else ())
 #: a second network for views from above (session 39): the shipped one trained further on
 #: renders whose camera looks down within 18 degrees of the vertical, where a tall and a
 #: short piece differ by a thin band of side; read only at cells whose one-pitch vertical is
@@ -123,10 +127,15 @@ class PieceNets:
         self.has_front = any(n.has_front for n in self.nets)
         self.has_geometry = self.nets[0].has_geometry
 
+    def each(self, crops: np.ndarray, front: np.ndarray | None = None,
+             geometry: np.ndarray | None = None) -> list[np.ndarray]:
+        """Every network's :meth:`PieceNet.logits`, in order (the first is the lead)."""
+        return [n.logits(crops, front, geometry) for n in self.nets]
+
     def logits(self, crops: np.ndarray, front: np.ndarray | None = None,
                geometry: np.ndarray | None = None) -> np.ndarray:
         """The mean of the networks' :meth:`PieceNet.logits`."""
-        return np.mean([n.logits(crops, front, geometry) for n in self.nets], axis=0)
+        return np.mean(self.each(crops, front, geometry), axis=0)
 
 
 def read_nets(spec: str) -> PieceNet | PieceNets:

@@ -222,3 +222,39 @@ def test_the_log_loss_bench_scores_a_network_and_a_pair_and_refuses_a_missing_fi
     assert lines[0].split(": ", 1)[1] == lines[1].split(": ", 1)[1]
     p = subprocess.run([sys.executable, bench, TEST_DATA, "missing.onnx"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 2 and "not found" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_with_a_partner_network_the_reading_averages_both_and_the_set_size_judge_hears_the_lead(monkeypatch):
+    # vision.net.NET_FILES: a partner trained on other renders reads beside the shipped
+    # network; every window of the reading averages the two, while the set-size judges,
+    # fitted to the shipped network's logits, are given that network's alone
+    import vision.net
+    from vision.features import FEATURE_INDEX, features_from_work
+    from vision.geometry import cell_grid
+    from vision.net import NET_FILE, PieceNets
+    from vision.recognizer import Recognizer
+    from tests.vision.synthetic import drawn_board
+
+    import cv2
+
+    partner = os.path.join(TEST_DATA, "piece_net_without_front.onnx")
+    img, centres = drawn_board("rings", tilt=0.5, seed=3)
+    H, _ = cv2.findHomography(cell_grid(), centres)
+    typical = VisionSettings()
+    typical.pieces.set_size = "typical"
+    k = slice(FEATURE_INDEX["net_occupied"], FEATURE_INDEX["net_hollow"] + 1)
+
+    def read(net, settings=typical):
+        monkeypatch.setattr(vision.net, "_default", net)
+        return features_from_work(img, H, settings)[:, k]
+
+    lead, other, both = PieceNet(), PieceNet(partner), PieceNets([NET_FILE, partner])
+    np.testing.assert_allclose(read(both), 0.5 * (read(lead) + read(other)), atol=1e-6)
+
+    large = os.path.join(os.path.dirname(TEST_DATA), "data-large-set", "gigamic.jpg")
+    judged = {}
+    for name, net in (("lead", lead), ("partner", other), ("both", both)):
+        monkeypatch.setattr(vision.net, "_default", net)
+        judged[name] = Recognizer(VisionSettings()).analyze(cv2.imread(large)).large_set
+    # the older network alone would not judge this set large; beside the lead it is not asked
+    assert judged == {"lead": True, "partner": False, "both": True}
