@@ -188,7 +188,7 @@ def test_success_path_writes_profile_and_sheet_that_analyze_accepts(tmp_path, ca
     assert json.loads(capsys.readouterr().out)["board_found"] in (True, False)
 
 
-def test_a_small_set_is_told_by_calibration_and_its_tall_pieces_then_read_tall(tmp_path, capsys):
+def test_a_small_set_is_told_by_calibration_and_its_tall_pieces_then_read_tall(tmp_path, capsys, lead_network_alone):
     # a set whose tall pieces stand 0.69 of a pitch high (3.7 cm on 5.4 cm cells), as high as
     # most sets' short ones: through the plain window its tall pieces read short
     small = DATA.parent / "data-small-set"

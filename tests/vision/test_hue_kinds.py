@@ -21,7 +21,7 @@ def _read(hue_kinds: bool):
     return reading, score_reading(reading, load_truth(BASE + ".json"), 0.0)
 
 
-def test_a_green_and_red_set_is_read_dark_by_its_two_kinds():
+def test_a_green_and_red_set_is_read_dark_by_its_two_kinds(lead_network_alone):
     # all 16 pieces of the held-out green-red set (red is the lighter colour) on the felt
     # board at 24 degrees in daylight, no profile: piece by piece the network reads two
     # pieces' colour the wrong way and the joint assignment makes four cells wrong; told

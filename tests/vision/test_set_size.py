@@ -43,7 +43,7 @@ def test_a_large_sets_short_pieces_are_read_short():
     assert row["cells_right"] >= plain["cells_right"]
 
 
-def test_a_small_sets_tall_pieces_are_read_tall_when_the_set_is_known_to_be_small():
+def test_a_small_sets_tall_pieces_are_read_tall_when_the_set_is_known_to_be_small(lead_network_alone):
     # tall pieces 0.69 of a pitch high (3.7 cm on 5.4 cm cells), two of them among three
     # pieces on the board: through the plain window they look like a typical set's short ones
     _, small = _read("small-set", size="small")

@@ -25,7 +25,7 @@ def _score(monkeypatch, weights, size="typical"):
     return reading, score_reading(reading, load_truth(BASE + ".json"), 0.0)
 
 
-def test_a_narrow_sets_square_pieces_are_read_through_three_windows(monkeypatch):
+def test_a_narrow_sets_square_pieces_are_read_through_three_windows(monkeypatch, lead_network_alone):
     # eleven pieces of a narrow set (0.42 of a pitch wide) on the walnut board, no profile:
     # through the plain window alone three pieces' square is misread; with the windows zoomed
     # in and out beside it, one is
