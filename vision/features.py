@@ -26,7 +26,7 @@ from vision.crops import (BODY_COLOUR_NAMES, CROP_FEATURE_NAMES, cell_crops, cel
                           crop_stretch, front_weights, top_down_patches, vertical_directions, vertical_displacements)
 from vision.geometry import PITCH, apply_homography, cell_grid, jacobians
 from vision import set_size
-from vision.net import NET_FEATURE_NAMES, NET_OUTPUTS, PieceNets, default_net, overhead_net, overhead_weights
+from vision.net import NET_FEATURE_NAMES, NET_OUTPUTS, default_net, overhead_net, overhead_weights
 from vision.lattice import sample
 
 FEATURE_NAMES = [
@@ -629,13 +629,12 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
 
     def read(crops) -> list[np.ndarray]:
         """Every network's logits of the crops (a list of one with one network)."""
-        read_each = net.each if isinstance(net, PieceNets) else (lambda *a: [net.logits(*a)])
-        each = read_each(crops, front, geometry)
+        each = net.each(crops, front, geometry)
         if twice:
             # which cells stand in front of which, and their geometry, do not change in a
             # mirror; the network was trained on mirrored boards too, so two looks average
             # out its handedness
-            mirrored = read_each(np.ascontiguousarray(crops[:, :, ::-1]), front, geometry)
+            mirrored = net.each(np.ascontiguousarray(crops[:, :, ::-1]), front, geometry)
             each = [0.5 * (a + b) for a, b in zip(each, mirrored)]
         return each
 
@@ -645,7 +644,7 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
         """The logits through the window zoomed by ``zoom``, read once (``vision.crops``): the
         lead network's (what the set-size judges were fitted to; ``vision.net.NET_FILES``),
         or with ``lead=False`` all the networks' averaged, which the reading takes (the
-        same with one network; docs/vision.md "Session 41")."""
+        same with one network; docs/vision.md "Sessions 41-42")."""
         if zoom not in looks:
             looks[zoom] = read(crops if zoom == 1.0 else cell_crops(work, H, vertical, zoom=zoom))
             if zoom == 1.0:

@@ -251,10 +251,21 @@ def test_with_a_partner_network_the_reading_averages_both_and_the_set_size_judge
     lead, other, both = PieceNet(), PieceNet(partner), PieceNets([NET_FILE, partner])
     np.testing.assert_allclose(read(both), 0.5 * (read(lead) + read(other)), atol=1e-6)
 
+    from vision import set_size
+
+    heard = []
+    board_statistics = set_size.board_statistics
+    monkeypatch.setattr(set_size, "board_statistics", lambda *a: heard.append(a) or board_statistics(*a))
     large = os.path.join(os.path.dirname(TEST_DATA), "data-large-set", "gigamic.jpg")
-    judged = {}
+    judged, told = {}, {}
     for name, net in (("lead", lead), ("partner", other), ("both", both)):
         monkeypatch.setattr(vision.net, "_default", net)
+        heard.clear()
         judged[name] = Recognizer(VisionSettings()).analyze(cv2.imread(large)).large_set
+        told[name] = heard[-1]
     # the older network alone would not judge this set large; beside the lead it is not asked
     assert judged == {"lead": True, "partner": False, "both": True}
+    # what the large-set judge is told beside the partner is the lead's own reading, to the digit
+    for a, b in zip(told["both"], told["lead"]):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(told["partner"][1], told["lead"][1])
