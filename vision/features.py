@@ -644,7 +644,7 @@ def _net_logits(out: np.ndarray, work: np.ndarray, H: np.ndarray, lean, ps, mirr
         """The logits through the window zoomed by ``zoom``, read once (``vision.crops``): the
         lead network's (what the set-size judges were fitted to; ``vision.net.NET_FILES``),
         or with ``lead=False`` all the networks' averaged, which the reading takes (the
-        same with one network; docs/vision.md "Sessions 41-42")."""
+        same with one network; docs/vision.md "Sessions 41-44")."""
         if zoom not in looks:
             looks[zoom] = read(crops if zoom == 1.0 else cell_crops(work, H, vertical, zoom=zoom))
             if zoom == 1.0:

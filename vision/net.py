@@ -31,7 +31,7 @@ from vision.dnn import NetworkError, OnnxNet
 #: the shipped network
 NET_FILE = os.path.join(os.path.dirname(__file__), "piece_net.onnx")
 #: a partner trained from scratch on other renders (session 41: general views and views from
-#: above; docs/vision.md "Sessions 41-42"), averaged with the shipped one where present
+#: above; docs/vision.md "Sessions 41-44"), averaged with the shipped one where present
 PARTNER_NET_FILE = os.path.join(os.path.dirname(__file__), "piece_net_partner.onnx")
 #: the networks read at run time, their logits averaged (:class:`PieceNets`); the first one
 #: leads: the set-size judges were fitted to its logits (``vision.features``)
